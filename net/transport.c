@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The transport registry: one slot per transport type.
+ *
+ * Lookups pin the transport's module under rds_trans_mutex, so a module that
+ * is past its exit's rds_trans_unregister() can never be handed out, and a
+ * module that has been handed out cannot finish unloading.
+ */
+#include <linux/kmod.h>
+#include <linux/mutex.h>
+
+#include "rds_core.h"
+
+static DEFINE_MUTEX(rds_trans_mutex);
+/* Protected by rds_trans_mutex. */
+static const struct rds_transport *rds_trans_slots[RDS_TRANS_TYPE_MAX];
+
+/* Module names match Linux's in-tree modules so modprobe finds either. */
+static const char *const rds_trans_modnames[RDS_TRANS_TYPE_MAX] = {
+	[RDS_TRANS_TYPE_IB]	= "rds_rdma",
+	[RDS_TRANS_TYPE_IWARP]	= "rds_iwarp",
+	[RDS_TRANS_TYPE_TCP]	= "rds_tcp",
+	[RDS_TRANS_TYPE_LOOP]	= "rds_loop",
+};
+
+/**
+ * rds_trans_register - make a transport available to sockets
+ * @trans: the transport's ops table; must outlive the registration
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for a malformed table, -EEXIST if the slot is taken.
+ */
+int rds_trans_register(const struct rds_transport *trans)
+{
+	int ret = 0;
+
+	if (!trans->name || trans->type < 0 || trans->type >= RDS_TRANS_TYPE_MAX)
+		return -EINVAL;
+
+	mutex_lock(&rds_trans_mutex);
+	if (rds_trans_slots[trans->type])
+		ret = -EEXIST;
+	else
+		rds_trans_slots[trans->type] = trans;
+	mutex_unlock(&rds_trans_mutex);
+
+	if (ret)
+		pr_err("rds: transport %s: slot %d already registered\n",
+		       trans->name, trans->type);
+	else
+		pr_info("rds: registered transport %s\n", trans->name);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rds_trans_register);
+
+/**
+ * rds_trans_unregister - withdraw a transport
+ * @trans: a table previously registered
+ *
+ * After this returns no new socket or connection can find @trans. Users
+ * that already hold it keep its module pinned, so this is only reached
+ * from module exit once they are gone.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_trans_unregister(const struct rds_transport *trans)
+{
+	mutex_lock(&rds_trans_mutex);
+	if (rds_trans_slots[trans->type] == trans)
+		rds_trans_slots[trans->type] = NULL;
+	mutex_unlock(&rds_trans_mutex);
+	pr_info("rds: unregistered transport %s\n", trans->name);
+}
+EXPORT_SYMBOL_GPL(rds_trans_unregister);
+
+static const struct rds_transport *rds_trans_get_locked(enum rds_trans_type type)
+{
+	const struct rds_transport *trans;
+
+	lockdep_assert_held(&rds_trans_mutex);
+	trans = rds_trans_slots[type];
+	if (trans && !try_module_get(trans->owner))
+		trans = NULL;
+	return trans;
+}
+
+/**
+ * rds_trans_get - find a transport by type and pin its module
+ * @type: the slot
+ *
+ * Loads the transport's module on demand, as SO_RDS_TRANSPORT expects.
+ *
+ * Context: process context, may sleep.
+ * Return: the pinned transport (release with rds_trans_put()) or NULL.
+ */
+const struct rds_transport *rds_trans_get(enum rds_trans_type type)
+{
+	const struct rds_transport *trans;
+
+	if (type < 0 || type >= RDS_TRANS_TYPE_MAX)
+		return NULL;
+
+	mutex_lock(&rds_trans_mutex);
+	trans = rds_trans_get_locked(type);
+	mutex_unlock(&rds_trans_mutex);
+	if (trans)
+		return trans;
+
+	request_module("%s", rds_trans_modnames[type]);
+
+	mutex_lock(&rds_trans_mutex);
+	trans = rds_trans_get_locked(type);
+	mutex_unlock(&rds_trans_mutex);
+	return trans;
+}
+EXPORT_SYMBOL_GPL(rds_trans_get);
+
+/**
+ * rds_trans_put - release a transport returned by rds_trans_get()
+ * @trans: the transport, or NULL
+ */
+void rds_trans_put(const struct rds_transport *trans)
+{
+	if (trans)
+		module_put(trans->owner);
+}
+EXPORT_SYMBOL_GPL(rds_trans_put);
+
+int rds_trans_init(void)
+{
+	return 0;
+}
+
+void rds_trans_exit(void)
+{
+	int i;
+
+	/* Transports pin rds.ko through their symbol references. */
+	for (i = 0; i < RDS_TRANS_TYPE_MAX; i++)
+		WARN_ON_ONCE(rds_trans_slots[i]);
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 in the guest after switch_root. Reads its job from the "out" share
+# (/run/out/job.env, written by vm.sh), sets the machine up, runs the job,
+# and leaves rc + the kernel log in /run/out for the host.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-linux}
+OUT=/run/out
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devpts devpts /dev/pts 2>/dev/null || { mkdir -p /dev/pts; mount -t devpts devpts /dev/pts; }
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+ln -sf /proc/self/fd /dev/fd
+
+. "$OUT/job.env"
+
+finish() {
+	dmesg > "$OUT/dmesg"
+	echo "$1" > "$OUT/rc"
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 10
+}
+
+say() { echo "[guest] $*"; }
+
+# vm.sh staged our modules under updates/ with a fresh depmod, as a DKMS
+# install would leave them: stacked over /lib/modules/$KVER, modprobe and
+# the kernel's own request_module() load ours and not Linux's in-tree RDS.
+setup_modules() {
+	local kver
+	kver=$(uname -r)
+	mount -t overlay overlay -o "lowerdir=$OUT/modules:/lib/modules/$kver" \
+		"/lib/modules/$kver"
+}
+
+setup_net() {
+	ip link set lo up
+	modprobe virtio_net 2>/dev/null
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e /sys/class/net/eth0 ] && break
+		sleep 0.2
+	done
+	ip link set eth0 up || return 1
+	ip addr add 10.99.0.1/24 dev eth0
+	ip addr add 10.99.0.2/24 dev eth0
+	ip -6 addr add fd99::1/64 dev eth0 nodad
+	ip -6 addr add fd99::2/64 dev eth0 nodad
+}
+
+setup_rdma() {
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
+	modprobe siw && rdma link add siw0 type siw netdev eth0 || return 1
+}
+
+hostname rds-vm
+if ! setup_modules; then say "module overlay failed"; finish 97; fi
+if ! setup_net; then say "network setup failed"; finish 97; fi
+if [ "$RDMA" = 1 ] && ! setup_rdma; then say "soft RDMA setup failed"; finish 97; fi
+if [ "$LOAD" = 1 ]; then
+	for m in $RDS_LOAD; do
+		modprobe "$m" || { say "modprobe $m failed"; finish 97; }
+	done
+fi
+
+cd "$REPO" || finish 97
+if [ "$INTERACTIVE" = 1 ]; then
+	say "interactive shell; exit it to power off"
+	setsid -c bash -l </dev/console >/dev/console 2>&1
+	finish $?
+fi
+
+bash -c "$JOB"
+finish $?

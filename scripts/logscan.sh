@@ -1,0 +1,11 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Scan a kernel log for splats. Usage: logscan.sh [FILE] (default stdin).
+# Prints every offending line and exits 1 if there is one, else 0.
+PATTERNS='BUG:|BUG kmalloc|WARNING:|Oops|general protection|KASAN|UBSAN|lockdep|possible recursive locking|possible circular locking|inconsistent lock state|refcount_t|kmemleak: [0-9]+ new suspected|list_del corruption|list_add corruption|Kernel panic|INFO: task .* blocked for more than|sleeping function called from invalid context|scheduling while atomic|stack-protector|stack segment'
+
+if grep -E -n -- "$PATTERNS" "${1:--}"; then
+	exit 1
+fi
+exit 0
