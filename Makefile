@@ -10,8 +10,8 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 	  if [ -d $$d ]; then echo $$d; else \
 	  ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1; fi)
 # The kernel release the modules are built for (and the guest boots).
-KVER ?= $(shell case "$(KDIR)" in /lib/modules/*) basename $$(dirname $(KDIR));; \
-	  *) cat $(KDIR)/include/config/kernel.release;; esac)
+KVER ?= $(shell case "$(KDIR)" in (/lib/modules/*/build) basename $$(dirname $(KDIR));; \
+	  (*) cat $(KDIR)/include/config/kernel.release;; esac)
 
 MODULES := net/rds.ko transports/loop/rds_loop.ko transports/ib/rds_rdma.ko \
 	   transports/iwarp/rds_iwarp.ko transports/tcp/rds_tcp.ko

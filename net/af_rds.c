@@ -54,10 +54,9 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 {
 	struct sock *sk;
 
-	if (sock->type != SOCK_SEQPACKET)
+	/* Same errno as Linux's RDS for both, so applications see no change. */
+	if (sock->type != SOCK_SEQPACKET || protocol)
 		return -ESOCKTNOSUPPORT;
-	if (protocol)
-		return -EPROTONOSUPPORT;
 
 	sk = sk_alloc(net, AF_RDS, GFP_KERNEL, &rds_proto, kern);
 	if (!sk)

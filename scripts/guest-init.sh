@@ -38,24 +38,31 @@ setup_modules() {
 		"/lib/modules/$kver"
 }
 
+# Two NICs, so each soft RDMA device owns its addresses and the RDMA CM
+# never has to choose: eth0 carries rxe0 (RoCE), eth1 carries siw0
+# (iWARP). Two addresses each make one VM a pair of RDS nodes.
 setup_net() {
+	local i
 	ip link set lo up
 	modprobe virtio_net 2>/dev/null
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e /sys/class/net/eth0 ] && break
-		sleep 0.2
+	for i in $(seq 50); do
+		[ -e /sys/class/net/eth1 ] && break
+		sleep 0.1
 	done
-	ip link set eth0 up || return 1
+	ip link set eth0 up && ip link set eth1 up || return 1
 	ip addr add 10.99.0.1/24 dev eth0
 	ip addr add 10.99.0.2/24 dev eth0
+	ip addr add 10.98.0.1/24 dev eth1
+	ip addr add 10.98.0.2/24 dev eth1
 	ip -6 addr add fd99::1/64 dev eth0 nodad
 	ip -6 addr add fd99::2/64 dev eth0 nodad
+	ip -6 addr add fd98::1/64 dev eth1 nodad
+	ip -6 addr add fd98::2/64 dev eth1 nodad
 }
 
 setup_rdma() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
-	modprobe siw && rdma link add siw0 type siw netdev eth0 || return 1
+	modprobe siw && rdma link add siw0 type siw netdev eth1 || return 1
 }
 
 hostname rds-vm

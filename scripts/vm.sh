@@ -118,7 +118,9 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-fsdev local,id=out,path="$OUTDIR",security_model=none,multidevs=remap
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
 	-netdev user,id=n0,restrict=on
-	-device virtio-net-pci,netdev=n0)
+	-device virtio-net-pci,netdev=n0
+	-netdev user,id=n1,restrict=on
+	-device virtio-net-pci,netdev=n1)
 
 start=$(date +%s)
 if [ "$INTERACTIVE" = 1 ]; then

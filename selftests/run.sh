@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest-side suite runner: runs every selftest program (tests/*.sh and
+# the C tests built into bin/), merges their TAP into one stream, checks
+# the kernel log after each program, and writes the stream to
+# $RESULTS (default /run/out/results.tap).
+#
+#	run.sh [NAME...]    only the programs whose name contains NAME
+cd "$(dirname "$0")" || exit 1
+RESULTS=${RESULTS:-/run/out/results.tap}
+TIMEOUT=${RDS_TEST_TIMEOUT:-600}
+n=0 pass=0 fail=0 skip=0
+
+progs=()
+for p in tests/*.sh bin/*; do
+	[ -x "$p" ] || continue
+	if [ $# -gt 0 ]; then
+		match=0
+		for want in "$@"; do
+			case "$p" in *"$want"*) match=1 ;; esac
+		done
+		[ "$match" = 1 ] || continue
+	fi
+	progs+=("$p")
+done
+
+emit() {
+	echo "$1" | tee -a "$RESULTS"
+}
+
+: > "$RESULTS"
+echo "TAP version 13" | tee -a "$RESULTS"
+for p in "${progs[@]}"; do
+	name=$(basename "$p")
+	name=${name%.sh}
+	echo "# ---- $name"
+	mark=$(dmesg | wc -l)
+	out=$(mktemp)
+	timeout -k 10 "$TIMEOUT" "./$p" > "$out" 2>&1
+	rc=$?
+	sub_fail=0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			status=${line%% [0-9]*}
+			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ (- )?//')
+			if [ "$status" = "ok" ]; then
+				case "$rest" in
+				*"# SKIP"*|*"# skip"*) skip=$((skip + 1)) ;;
+				*) pass=$((pass + 1)) ;;
+				esac
+			else
+				fail=$((fail + 1))
+				sub_fail=1
+			fi
+			emit "$status $n - $name: $rest"
+			;;
+		"TAP version"*|"1.."*) ;;
+		*) emit "    $line" ;;
+		esac
+	done < "$out"
+	rm -f "$out"
+	if [ "$rc" != 0 ] && [ "$sub_fail" = 0 ]; then
+		n=$((n + 1)); fail=$((fail + 1))
+		emit "not ok $n - $name: exited with status $rc"
+	fi
+	n=$((n + 1))
+	if dmesg | tail -n +"$((mark + 1))" | ../scripts/logscan.sh > /tmp/splat; then
+		pass=$((pass + 1))
+		emit "ok $n - $name: kernel log clean"
+	else
+		fail=$((fail + 1))
+		emit "not ok $n - $name: kernel log clean"
+		sed 's/^/    # /' /tmp/splat | tee -a "$RESULTS"
+	fi
+done
+emit "1..$n"
+line="$pass passed, $fail failed"
+[ "$skip" -gt 0 ] && line="$line, $skip skipped"
+echo "# guest: $line"
+[ "$fail" = 0 ]
