@@ -10,6 +10,8 @@
 # Options:
 #   --rdma          bring up soft RDMA devices rxe0 (RoCE) and siw0 (iWARP)
 #   --no-load       do not modprobe our modules (the command will)
+#   --intree        Linux's own RDS instead of ours: nothing staged,
+#                   rds rds_tcp rds_rdma loaded from the kernel's tree
 #   --kernel IMG    kernel image (default /boot/vmlinuz-KVER)
 #   --append ARGS   extra kernel command line
 #   --smp N --mem M --timeout SECONDS
@@ -23,11 +25,12 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
 	--no-load) LOAD=0 ;;
+	--intree) INTREE=1 ;;
 	--interactive) INTERACTIVE=1 ;;
 	--kernel) KERNEL=$2; shift ;;
 	--append) APPEND=$2; shift ;;
@@ -52,9 +55,11 @@ KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
 [ -f "$KERNEL" ] || die "no kernel image $KERNEL"
 MODDIR=${MODDIR:-/lib/modules/$KVER}
 
-for ko in $RDS_MODULES; do
-	[ -f "$REPO/$ko" ] || die "$ko not built: run make"
-done
+if [ "$INTREE" = 0 ]; then
+	for ko in $RDS_MODULES; do
+		[ -f "$REPO/$ko" ] || die "$ko not built: run make"
+	done
+fi
 
 INITRD=$(scripts_dir=$REPO/scripts "$REPO/scripts/mkinitramfs.sh" "$KVER" "$MODDIR") ||
 	die "initramfs build failed"
@@ -94,12 +99,20 @@ stage_modules() {
 	cp "$tree"/modules.* "$OUTDIR/modules/" 2>/dev/null
 	rm -rf "$OUTDIR/depmod-tree"
 }
-stage_modules || die "depmod of the staged modules failed"
+if [ "$INTREE" = 1 ]; then
+	# Only siw joins the kernel's own tree; RDS is Linux's.
+	RDS_MODULES=""
+	stage_modules || die "depmod of the staged modules failed"
+	RDS_LOAD="rds rds_tcp rds_rdma"
+else
+	stage_modules || die "depmod of the staged modules failed"
+	RDS_LOAD="rds rds_loop rds_tcp rds_rdma rds_iwarp"
+fi
 
 {
 	printf 'REPO=%q\n' "$REPO"
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
-	printf 'RDS_LOAD=%q\n' "rds rds_loop rds_tcp rds_rdma rds_iwarp"
+	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
 
