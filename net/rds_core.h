@@ -1,11 +1,295 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Private to rds.ko: what the core's files share with each other. */
+/*
+ * Private to rds.ko: the socket, the per-namespace state and what the
+ * core's files share with each other.
+ *
+ * Lock order (outer first); all spinlocks are taken with BHs off because
+ * transports deliver and ack from softirq context:
+ *   lock_sock(rds_sock)
+ *   rds_conn_list_mutex (connection.c)
+ *   rds_net->sock_lock (walks every socket: info, congestion monitors)
+ *   rds_message->m_rs_lock
+ *   rds_sock->rs_lock
+ *   rds_connection->c_lock
+ *   rds_net->cong_lock, rds_net->conn_lock
+ * Nothing takes rs_lock while holding c_lock: the ack and cancel paths
+ * collect messages under one lock, drop it, then take the other.
+ */
 #ifndef _RDS_CORE_H
 #define _RDS_CORE_H
 
+#include <linux/rds.h>
+#include <linux/rhashtable.h>
+#include <linux/percpu.h>
+#include <net/ipv6.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+#include <net/rds/connection.h>
+#include <net/rds/message.h>
 #include <net/rds/transport.h>
+#include <net/rds/wire.h>
 
+#include "stats.h"
+
+#define RDS_CONN_HASH_BITS	8
+
+/* Key of the bind table: what a socket is bound to. */
+struct rds_bind_key {
+	struct in6_addr	addr;
+	__be16		port;
+	u16		pad;		/* zero: keys are compared as bytes */
+	u32		scope_id;
+};
+
+/**
+ * struct rds_net - everything RDS keeps per network namespace
+ * @net: the namespace
+ * @bind_table: bound sockets by struct rds_bind_key
+ * @conn_lock: serializes writers of @conn_hash (readers use RCU)
+ * @conn_hash: connections by addresses, TOS and transport
+ * @sock_lock: protects @sock_list and @sock_count
+ * @sock_list: every RDS socket in the namespace (for RDS_INFO_*)
+ * @sock_count: length of @sock_list
+ * @cong_lock: protects @cong_maps
+ * @cong_maps: congestion maps by address
+ * @cong_waitq: senders and pollers waiting for a port to uncongest
+ * @cong_gen: bumped on every congestion map change
+ * @stats: per-cpu counters
+ * @sysctl_hdr: net.rds sysctls
+ * @reconnect_min_ms: first reconnect delay (sysctl)
+ * @reconnect_max_ms: reconnect back-off ceiling (sysctl)
+ * @max_unacked_packets: ask for an ack after this many messages (sysctl)
+ * @max_unacked_bytes: ask for an ack after this many bytes (sysctl)
+ */
+struct rds_net {
+	struct net		*net;
+	struct rhashtable	bind_table;
+	spinlock_t		conn_lock;	/* conn_hash writers */
+	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
+	spinlock_t		sock_lock;	/* sock_list, sock_count */
+	struct list_head	sock_list;
+	unsigned int		sock_count;
+	spinlock_t		cong_lock;	/* cong_maps */
+	struct list_head	cong_maps;
+	wait_queue_head_t	cong_waitq;
+	atomic_t		cong_gen;
+	struct rds_stats __percpu *stats;
+	struct ctl_table_header	*sysctl_hdr;
+	int			reconnect_min_ms;
+	int			reconnect_max_ms;
+	int			max_unacked_packets;
+	int			max_unacked_bytes;
+};
+
+extern unsigned int rds_net_id;
+
+static inline struct rds_net *rds_net(struct net *net)
+{
+	return net_generic(net, rds_net_id);
+}
+
+/**
+ * struct rds_sock - an AF_RDS socket
+ * @rs_sk: the generic socket; must be first
+ * @rs_bound_node: in the namespace's bind table
+ * @rs_bound: bound address, port and scope (all zero until bind())
+ * @rs_conn_addr: default destination set by connect()
+ * @rs_conn_port: default destination port
+ * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
+ * @rs_cong_map: congestion map of the bound address
+ * @rs_loop_transport: loopback transport pinned for local peers of a
+ *	transport that prefers loopback
+ * @rs_item: on rds_net->sock_list
+ * @rs_lock: protects the queues, byte counts and congestion fields
+ * @rs_send_queue: messages sent and not yet acked (rds_message)
+ * @rs_snd_bytes: payload bytes on @rs_send_queue
+ * @rs_recv_queue: received messages not yet read (rds_incoming)
+ * @rs_rcv_bytes: payload bytes on @rs_recv_queue
+ * @rs_congested: this socket's port is marked congested in its map
+ * @rs_cong_mask: ports (mod 64) whose uncongestion the user waits for
+ * @rs_cong_notify: bits of @rs_cong_mask that became uncongested
+ * @rs_seen_congestion: a send met congestion; poll() watches the maps
+ * @rs_cong_track: rds_net->cong_gen when the congestion was seen
+ * @rs_tos: type of service of new connections
+ * @rs_recverr: RDS_RECVERR: report RDMA errors (set via sockopt)
+ * @rs_cong_monitor: RDS_CONG_MONITOR enabled
+ * @rs_rx_traces: number of SO_RDS_MSG_RXPATH_LATENCY points wanted
+ * @rs_rx_trace: which points
+ */
+struct rds_sock {
+	struct sock		rs_sk;
+	struct rhash_head	rs_bound_node;
+	struct rds_bind_key	rs_bound;
+	struct in6_addr		rs_conn_addr;
+	__be16			rs_conn_port;
+	const struct rds_transport *rs_transport;
+	const struct rds_transport *rs_loop_transport;
+	struct rds_cong_map	*rs_cong_map;
+	struct list_head	rs_item;
+
+	spinlock_t		rs_lock;	/* the fields below */
+	struct list_head	rs_send_queue;
+	size_t			rs_snd_bytes;
+	struct list_head	rs_recv_queue;
+	size_t			rs_rcv_bytes;
+	bool			rs_congested;
+	u64			rs_cong_mask;
+	u64			rs_cong_notify;
+	bool			rs_seen_congestion;
+	int			rs_cong_track;
+
+	u8			rs_tos;
+	bool			rs_recverr;
+	bool			rs_cong_monitor;
+	u8			rs_rx_traces;
+	u8			rs_rx_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+};
+
+static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)
+{
+	return container_of(sk, struct rds_sock, rs_sk);
+}
+
+static inline struct sock *rds_rs_to_sk(struct rds_sock *rs)
+{
+	return &rs->rs_sk;
+}
+
+static inline struct net *rds_sock_net(struct rds_sock *rs)
+{
+	return sock_net(&rs->rs_sk);
+}
+
+/* Upstream semantics: half of SO_SNDBUF / SO_RCVBUF is the budget. */
+static inline size_t rds_sk_sndbuf(struct rds_sock *rs)
+{
+	return READ_ONCE(rs->rs_sk.sk_sndbuf) / 2;
+}
+
+static inline size_t rds_sk_rcvbuf(struct rds_sock *rs)
+{
+	return READ_ONCE(rs->rs_sk.sk_rcvbuf) / 2;
+}
+
+/* Wake sleepers and pollers; safe on an orphaned socket. */
+static inline void rds_wake_sk(struct rds_sock *rs)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(rs->rs_sk.sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_all(&wq->wait);
+	rcu_read_unlock();
+}
+
+static inline bool rds_addr_is_v4(const struct in6_addr *addr)
+{
+	return ipv6_addr_v4mapped(addr);
+}
+
+/* Objects the core allocates, counted so tests can prove none leak. */
+enum rds_obj {
+	RDS_OBJ_SOCK,
+	RDS_OBJ_MESSAGE,
+	RDS_OBJ_INCOMING,
+	RDS_OBJ_CONN,
+	RDS_OBJ_CONG_MAP,
+	RDS_OBJ_MAX,
+};
+
+extern atomic_long_t rds_obj_count[RDS_OBJ_MAX];
+
+static inline void rds_obj_inc(enum rds_obj obj)
+{
+	atomic_long_inc(&rds_obj_count[obj]);
+}
+
+static inline void rds_obj_dec(enum rds_obj obj)
+{
+	atomic_long_dec(&rds_obj_count[obj]);
+}
+
+extern struct workqueue_struct *rds_wq;
+
+/* transport.c */
 int rds_trans_init(void);
 void rds_trans_exit(void);
+const struct rds_transport *rds_trans_find_for_addr(struct net *net,
+						    const struct in6_addr *addr,
+						    u32 scope_id);
+
+/* bind.c */
+int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+void rds_remove_bound(struct rds_sock *rs);
+struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
+				__be16 port, u32 scope_id);
+int rds_bind_net_init(struct rds_net *rn);
+void rds_bind_net_exit(struct rds_net *rn);
+int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
+		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
+
+/* connection.c */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp);
+void rds_conn_connect_if_down(struct rds_connection *conn);
+void rds_conn_for_each(struct rds_net *rn,
+		       void (*fn)(struct rds_connection *conn, void *arg),
+		       void *arg);
+void rds_conn_net_exit(struct rds_net *rn);
+int rds_conn_init(void);
+void rds_conn_exit(void);
+
+/* message.c */
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
+int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
+
+/* send.c */
+int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len);
+void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
+		      __be16 port);
+int rds_send_xmit(struct rds_connection *conn);
+void rds_send_worker(struct work_struct *work);
+void rds_send_requeue_retrans(struct rds_connection *conn);
+void rds_send_drop_all(struct rds_connection *conn);
+int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
+		  const struct in6_addr *to, __be16 dport);
+
+/* recv.c */
+int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		int msg_flags);
+void rds_clear_recv_queue(struct rds_sock *rs);
+bool rds_recv_pending(struct rds_sock *rs);
+
+/* cong.c */
+struct rds_cong_map;
+struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
+				      const struct in6_addr *addr);
+bool rds_cong_test(struct rds_cong_map *map, __be16 port);
+int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
+		  bool nonblock, struct rds_sock *rs);
+void rds_cong_rcvbuf_changed(struct rds_sock *rs);
+void rds_cong_net_exit(struct rds_net *rn);
+
+/* info.c */
+int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
+			int __user *optlen);
+
+/* sockopt.c */
+int rds_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int rds_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
+
+/* sysctl.c */
+int rds_sysctl_net_init(struct rds_net *rn);
+void rds_sysctl_net_exit(struct rds_net *rn);
+
+/* debugfs.c */
+void rds_debugfs_init(void);
+void rds_debugfs_exit(void);
 
 #endif /* _RDS_CORE_H */

@@ -8,6 +8,7 @@
  */
 #include <linux/kmod.h>
 #include <linux/mutex.h>
+#include <net/ipv6.h>
 
 #include "rds_core.h"
 
@@ -34,7 +35,12 @@ int rds_trans_register(const struct rds_transport *trans)
 {
 	int ret = 0;
 
-	if (!trans->name || trans->type < 0 || trans->type >= RDS_TRANS_TYPE_MAX)
+	/* A transport without xmit cannot carry traffic: its laddr_check
+	 * must then refuse every address (the skeletons do).
+	 */
+	if (!trans->name || trans->type < 0 || trans->type >= RDS_TRANS_TYPE_MAX ||
+	    !trans->laddr_check ||
+	    (trans->xmit && (!trans->inc_copy_to_user || !trans->inc_free)))
 		return -EINVAL;
 
 	mutex_lock(&rds_trans_mutex);
@@ -125,6 +131,49 @@ void rds_trans_put(const struct rds_transport *trans)
 		module_put(trans->owner);
 }
 EXPORT_SYMBOL_GPL(rds_trans_put);
+
+static bool rds_addr_is_loopback(const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return ipv4_is_loopback(addr->s6_addr32[3]);
+	return ipv6_addr_loopback(addr);
+}
+
+/**
+ * rds_trans_find_for_addr - pick the transport for a bind() address
+ * @net: namespace
+ * @addr: local address
+ * @scope_id: scope for link-local IPv6
+ *
+ * Loopback addresses go to the loopback transport (loaded on demand);
+ * any other goes to the first registered transport, in slot order (IB,
+ * iWARP, TCP), whose laddr_check accepts it.
+ *
+ * Context: process context, may sleep.
+ * Return: the pinned transport or NULL.
+ */
+const struct rds_transport *rds_trans_find_for_addr(struct net *net,
+						    const struct in6_addr *addr,
+						    u32 scope_id)
+{
+	const struct rds_transport *trans;
+	int type;
+
+	if (rds_addr_is_loopback(addr))
+		return rds_trans_get(RDS_TRANS_TYPE_LOOP);
+
+	for (type = 0; type < RDS_TRANS_TYPE_LOOP; type++) {
+		mutex_lock(&rds_trans_mutex);
+		trans = rds_trans_get_locked(type);
+		mutex_unlock(&rds_trans_mutex);
+		if (!trans)
+			continue;
+		if (!trans->laddr_check(net, addr, scope_id))
+			return trans;
+		rds_trans_put(trans);
+	}
+	return NULL;
+}
 
 int rds_trans_init(void)
 {

@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rds_loop.ko: the loopback transport, for sockets bound to 127.0.0.0/8
- * or ::1. Messages never leave the host.
+ * rds_loop.ko: the loopback transport. Sockets bound to 127.0.0.0/8 or ::1
+ * use it, and so do TCP sockets whose peer is a local address.
+ *
+ * Transmitting a message is delivering it: the receiver reads straight
+ * from the sender's pages (the incoming holds a message reference), and
+ * the message is acked at once. The core's congestion maps still apply,
+ * so a receiver that does not read stops its senders (Linux's loopback
+ * skips them and lets one socket queue without bound).
  */
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <net/ipv6.h>
+#include <net/rds/connection.h>
+#include <net/rds/message.h>
 #include <net/rds/transport.h>
+
+struct rds_loop_incoming {
+	struct rds_incoming	inc;
+	struct rds_message	*rm;
+};
 
 static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 				__u32 scope_id)
@@ -16,11 +30,50 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 	return -EADDRNOTAVAIL;
 }
 
+static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
+{
+	struct rds_loop_incoming *li;
+
+	li = kmalloc(sizeof(*li), GFP_KERNEL);
+	if (!li)
+		return -ENOMEM;
+	rds_inc_init(&li->inc, conn, &conn->c_laddr, &conn->c_faddr);
+	li->inc.i_hdr = rm->m_hdr;
+	rds_message_get(rm);
+	li->rm = rm;
+
+	rds_recv_incoming(conn, &li->inc);
+	rds_inc_put(&li->inc);
+	rds_send_drop_acked(conn, be64_to_cpu(rm->m_hdr.h_sequence));
+	return 0;
+}
+
+static int rds_loop_inc_copy_to_user(struct rds_incoming *inc,
+				     struct iov_iter *to)
+{
+	struct rds_loop_incoming *li = container_of(inc, struct rds_loop_incoming,
+						    inc);
+
+	return rds_message_copy_to_user(li->rm, to);
+}
+
+static void rds_loop_inc_free(struct rds_incoming *inc)
+{
+	struct rds_loop_incoming *li = container_of(inc, struct rds_loop_incoming,
+						    inc);
+
+	rds_message_put(li->rm);
+	kfree(li);
+}
+
 static const struct rds_transport rds_loop_transport = {
-	.name		= "loopback",
-	.type		= RDS_TRANS_TYPE_LOOP,
-	.owner		= THIS_MODULE,
-	.laddr_check	= rds_loop_laddr_check,
+	.name			= "loopback",
+	.type			= RDS_TRANS_TYPE_LOOP,
+	.owner			= THIS_MODULE,
+	.laddr_check		= rds_loop_laddr_check,
+	.xmit			= rds_loop_xmit,
+	.inc_copy_to_user	= rds_loop_inc_copy_to_user,
+	.inc_free		= rds_loop_inc_free,
 };
 
 static int __init rds_loop_init(void)
@@ -31,6 +84,8 @@ static int __init rds_loop_init(void)
 static void __exit rds_loop_exit(void)
 {
 	rds_trans_unregister(&rds_loop_transport);
+	/* No socket pins us any more: what is left belongs to closed ones. */
+	rds_conn_destroy_transport(&rds_loop_transport);
 }
 
 module_init(rds_loop_init);

@@ -30,27 +30,57 @@ enum rds_trans_type {
 	RDS_TRANS_TYPE_MAX,
 };
 
+struct rds_connection;
+struct rds_message;
+struct rds_incoming;
+struct iov_iter;
+
 /**
  * struct rds_transport - operations a transport module provides
  * @name: short name shown by RDS_INFO_CONNECTIONS (fits TRANSNAMSIZ)
  * @type: which slot this transport fills; one transport per slot
- * @owner: THIS_MODULE; pinned while sockets or connections use it
+ * @owner: THIS_MODULE; pinned while sockets use the transport
+ * @prefer_loopback: hand connections whose peer is local to the loopback
+ *	transport (TCP does; IB and iWARP loop back in the device)
  * @laddr_check: may this transport serve local address @addr (scope id
- *	@scope_id for link-local IPv6) in namespace @net? Returns 0 or a
- *	negative errno (-EADDRNOTAVAIL when it cannot). Process context, may
- *	sleep, no core locks held.
+ *	@scope_id for link-local IPv6) in @net? 0 or -EADDRNOTAVAIL.
+ *	Process context, may sleep, no core locks held.
+ * @conn_alloc: set up @conn->c_transport_data. Process context, may
+ *	sleep; @conn is not yet visible to anyone else.
+ * @conn_free: release what @conn_alloc set up, after the connection is
+ *	shut down and unreachable. Process context, may sleep.
+ * @conn_connect: start connecting; call rds_connect_complete() when the
+ *	connection is up (now or later) or rds_conn_drop() on failure.
+ *	Called from the core's workqueue, may sleep.
+ * @conn_shutdown: tear the transport connection down and wait until it
+ *	will deliver nothing more. Core workqueue, may sleep.
+ * @xmit: transmit @rm (header in @rm->m_hdr, payload in @rm->m_sg).
+ *	Return 0 once the transport took it (it may still be in flight),
+ *	-EAGAIN or -ENOMEM to be called again later for the same message.
+ *	Process context with RDS_CONN_IN_XMIT held, no spinlocks held; may
+ *	sleep. Acks come back through rds_send_drop_acked().
+ * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
+ *	copied or -errno. Process context, may sleep.
+ * @inc_free: free @inc once the last reference is gone. Any context.
  *
- * The connection, transmit, receive and RDMA operations join this table in
- * the issues that build them; each states its calling context the same
- * way.
+ * Ops not needed by a transport may be NULL except @laddr_check, @xmit,
+ * @inc_copy_to_user and @inc_free.
  */
 struct rds_transport {
 	const char		*name;
 	enum rds_trans_type	type;
 	struct module		*owner;
+	bool			prefer_loopback;
 
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   __u32 scope_id);
+	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
+	void (*conn_free)(struct rds_connection *conn);
+	int (*conn_connect)(struct rds_connection *conn);
+	void (*conn_shutdown)(struct rds_connection *conn);
+	int (*xmit)(struct rds_connection *conn, struct rds_message *rm);
+	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
+	void (*inc_free)(struct rds_incoming *inc);
 };
 
 int rds_trans_register(const struct rds_transport *trans);
@@ -58,5 +88,7 @@ void rds_trans_unregister(const struct rds_transport *trans);
 
 const struct rds_transport *rds_trans_get(enum rds_trans_type type);
 void rds_trans_put(const struct rds_transport *trans);
+
+void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
 
 #endif /* _NET_RDS_TRANSPORT_H */

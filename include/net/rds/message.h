@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Messages as the core hands them to transports (struct rds_message, one
+ * per sendmsg) and as transports hand them back (struct rds_incoming, one
+ * per received message).
+ */
+#ifndef _NET_RDS_MESSAGE_H
+#define _NET_RDS_MESSAGE_H
+
+#include <linux/in6.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/scatterlist.h>
+#include <linux/uio.h>
+#include <net/rds/wire.h>
+
+struct rds_connection;
+struct rds_sock;
+
+/* rds_message.m_flags bits */
+enum {
+	RDS_MSG_ON_SOCK,	/* on its socket's send list */
+	RDS_MSG_ON_CONN,	/* on its connection's send or retransmit list */
+	RDS_MSG_HAS_ACK_SEQ,	/* m_ack_seq is valid */
+	RDS_MSG_RETRANSMITTED,	/* queued again after a reconnect */
+};
+
+/**
+ * struct rds_message - one outgoing message
+ * @m_refcount: the socket list, the connection lists and each transport
+ *	user hold a reference
+ * @m_flags: RDS_MSG_* bits
+ * @m_sock_item: on @m_rs's send list; protected by the socket's lock
+ * @m_conn_item: on the connection's send or retransmit list; protected by
+ *	the connection's c_lock
+ * @m_rs: sending socket (a sock reference) until acked or dropped;
+ *	protected by @m_rs_lock
+ * @m_rs_lock: protects @m_rs and @m_sock_item against ack/drop races
+ * @m_conn: connection the message is queued on (set once)
+ * @m_daddr: destination address
+ * @m_hdr: wire header; h_sequence is set when queued on the connection
+ * @m_ack_seq: sequence whose ack retires the message
+ * @m_len: payload bytes
+ * @m_sg: payload pages (RDS_FRAG_SIZE each but the last), @m_nents of them
+ * @m_nents: number of @m_sg entries
+ */
+struct rds_message {
+	refcount_t		m_refcount;
+	unsigned long		m_flags;
+	struct list_head	m_sock_item;
+	struct list_head	m_conn_item;
+	spinlock_t		m_rs_lock;
+	struct rds_sock		*m_rs;
+	struct rds_connection	*m_conn;
+	struct in6_addr		m_daddr;
+	struct rds_header	m_hdr;
+	u64			m_ack_seq;
+	unsigned int		m_len;
+	unsigned int		m_nents;
+	struct scatterlist	*m_sg;
+};
+
+void rds_message_get(struct rds_message *rm);
+void rds_message_put(struct rds_message *rm);
+
+/**
+ * struct rds_incoming - one received message, owned by its transport
+ * @i_refcount: the socket receive queue and each reader hold a reference
+ * @i_item: on a socket's receive queue; protected by the socket's lock
+ * @i_conn: connection it arrived on
+ * @i_hdr: the wire header as received
+ * @i_saddr: source address
+ * @i_daddr: destination (local) address
+ * @i_rx_tstamp: arrival time, for SO_TIMESTAMP
+ * @i_rx_lat: timestamps along the receive path (SO_RDS_MSG_RXPATH_LATENCY)
+ *
+ * Transports embed this in their own receive context, fill it with
+ * rds_inc_init() and give it to rds_recv_incoming(); the core calls the
+ * transport's inc_copy_to_user and inc_free on it.
+ */
+struct rds_incoming {
+	refcount_t		i_refcount;
+	struct list_head	i_item;
+	struct rds_connection	*i_conn;
+	struct rds_header	i_hdr;
+	struct in6_addr		i_saddr;
+	struct in6_addr		i_daddr;
+	ktime_t			i_rx_tstamp;
+	u64			i_rx_lat[4];
+};
+
+void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
+		  const struct in6_addr *saddr, const struct in6_addr *daddr);
+void rds_inc_get(struct rds_incoming *inc);
+void rds_inc_put(struct rds_incoming *inc);
+
+int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to);
+
+#endif /* _NET_RDS_MESSAGE_H */

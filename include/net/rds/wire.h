@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RDS protocol 3.1 on the wire: the header every message and fragment
+ * carries, shared by all transports so nodes running Linux's in-tree RDS
+ * and ours understand each other.
+ */
+#ifndef _NET_RDS_WIRE_H
+#define _NET_RDS_WIRE_H
+
+#include <linux/build_bug.h>
+#include <linux/types.h>
+
+#define RDS_PROTOCOL_MAJOR	3
+#define RDS_PROTOCOL_MINOR	1
+#define RDS_PROTOCOL_VERSION	((RDS_PROTOCOL_MAJOR << 8) | RDS_PROTOCOL_MINOR)
+
+/* RDMA transports cut messages into fragments of this size. */
+#define RDS_FRAG_SHIFT		12
+#define RDS_FRAG_SIZE		(1U << RDS_FRAG_SHIFT)
+
+/* Largest payload (and largest RDMA) one sendmsg() may carry. */
+#define RDS_MAX_MSG_SIZE	(1U << 20)
+
+/* h_flags */
+#define RDS_FLAG_CONG_BITMAP	0x01	/* payload is a congestion map */
+#define RDS_FLAG_ACK_REQUIRED	0x02	/* peer should ack soon */
+#define RDS_FLAG_RETRANSMITTED	0x04	/* sent before, may be a duplicate */
+
+/* The multipath probe pair uses this source port with dport 0. */
+#define RDS_FLAG_PROBE_PORT	1
+
+#define RDS_HEADER_EXT_SPACE	16
+
+/**
+ * struct rds_header - the 48-byte RDS header, all fields big endian
+ * @h_sequence: sender's per-connection sequence number of this message
+ * @h_ack: highest sequence the sender has received from us (piggy-back)
+ * @h_len: payload length in bytes
+ * @h_sport: source RDS port
+ * @h_dport: destination RDS port (0: ping, answered with a pong)
+ * @h_flags: RDS_FLAG_*
+ * @h_credit: flow-control credits granted (RDMA transports)
+ * @h_padding: reserved, zero
+ * @h_csum: header checksum (RDMA transports)
+ * @h_exthdr: extension headers: type byte then the type's fixed body
+ */
+struct rds_header {
+	__be64	h_sequence;
+	__be64	h_ack;
+	__be32	h_len;
+	__be16	h_sport;
+	__be16	h_dport;
+	u8	h_flags;
+	u8	h_credit;
+	u8	h_padding[4];
+	__sum16	h_csum;
+	u8	h_exthdr[RDS_HEADER_EXT_SPACE];
+};
+static_assert(sizeof(struct rds_header) == 48);
+
+/* Extension header types. */
+#define RDS_EXTHDR_NONE		0
+#define RDS_EXTHDR_VERSION	1
+#define RDS_EXTHDR_RDMA		2
+#define RDS_EXTHDR_RDMA_DEST	3
+#define RDS_EXTHDR_NPATHS	5
+#define RDS_EXTHDR_GEN_NUM	6
+
+struct rds_ext_header_version {
+	__be32	h_version;
+};
+static_assert(sizeof(struct rds_ext_header_version) == 4);
+
+struct rds_ext_header_rdma {
+	__be32	h_rdma_rkey;
+};
+static_assert(sizeof(struct rds_ext_header_rdma) == 4);
+
+struct rds_ext_header_rdma_dest {
+	__be32	h_rdma_rkey;
+	__be32	h_rdma_offset;
+};
+static_assert(sizeof(struct rds_ext_header_rdma_dest) == 8);
+
+/* Congestion maps: one bit per port, 8 KiB per address, LE bit order. */
+#define RDS_CONG_MAP_BYTES	(65536 / 8)
+
+#endif /* _NET_RDS_WIRE_H */

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bind(): address validation, transport choice and the per-namespace table
+ * of bound (address, port, scope) tuples.
+ */
+#include <linux/random.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "rds_core.h"
+
+static const struct rhashtable_params rds_bind_params = {
+	.key_len		= sizeof(struct rds_bind_key),
+	.key_offset		= offsetof(struct rds_sock, rs_bound),
+	.head_offset		= offsetof(struct rds_sock, rs_bound_node),
+	.automatic_shrinking	= true,
+};
+
+static void rds_bind_key_set(struct rds_bind_key *key,
+			     const struct in6_addr *addr, __be16 port,
+			     u32 scope_id)
+{
+	memset(key, 0, sizeof(*key));
+	key->addr = *addr;
+	key->port = port;
+	key->scope_id = scope_id;
+}
+
+/**
+ * rds_find_bound - look up the socket bound to an address and port
+ * @rn: namespace
+ * @addr: local address
+ * @port: local port
+ * @scope_id: scope for link-local IPv6, else 0
+ *
+ * Context: any; takes the RCU read lock itself.
+ * Return: the socket with a reference held (sock_put() it), or NULL.
+ */
+struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
+				__be16 port, u32 scope_id)
+{
+	struct rds_bind_key key;
+	struct rds_sock *rs;
+
+	rds_bind_key_set(&key, addr, port, scope_id);
+	rcu_read_lock();
+	rs = rhashtable_lookup(&rn->bind_table, &key, rds_bind_params);
+	if (rs && (sock_flag(rds_rs_to_sk(rs), SOCK_DEAD) ||
+		   !refcount_inc_not_zero(&rds_rs_to_sk(rs)->sk_refcnt)))
+		rs = NULL;
+	rcu_read_unlock();
+	return rs;
+}
+
+/* Insert @rs at @port, or at a free ephemeral port when @port is 0. */
+static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
+			 const struct in6_addr *addr, __be16 port,
+			 u32 scope_id)
+{
+	u16 rover, last;
+	int ret;
+
+	if (port) {
+		rds_bind_key_set(&rs->rs_bound, addr, port, scope_id);
+		ret = rhashtable_lookup_insert_fast(&rn->bind_table,
+						    &rs->rs_bound_node,
+						    rds_bind_params);
+		goto out;
+	}
+
+	/* Ephemeral: start anywhere, skip 0 and the probe port. */
+	rover = max_t(u16, get_random_u32() & 0xffff, 2);
+	last = rover - 1;
+	do {
+		if (rover < 2)
+			rover = 2;
+		rds_bind_key_set(&rs->rs_bound, addr, cpu_to_be16(rover),
+				 scope_id);
+		ret = rhashtable_lookup_insert_fast(&rn->bind_table,
+						    &rs->rs_bound_node,
+						    rds_bind_params);
+		if (ret != -EEXIST)
+			goto out;
+	} while (rover++ != last);
+out:
+	if (ret) {
+		memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
+		return ret == -EEXIST ? -EADDRINUSE : ret;
+	}
+	sock_hold(rds_rs_to_sk(rs));
+	return 0;
+}
+
+/**
+ * rds_remove_bound - take a socket out of the bind table
+ * @rs: the socket; may be unbound
+ */
+void rds_remove_bound(struct rds_sock *rs)
+{
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
+
+	if (ipv6_addr_any(&rs->rs_bound.addr))
+		return;
+	rhashtable_remove_fast(&rn->bind_table, &rs->rs_bound_node,
+			       rds_bind_params);
+	/* Lookups may still see it until a grace period; they check DEAD. */
+	__sock_put(rds_rs_to_sk(rs));
+}
+
+/**
+ * rds_parse_addr - validate a user sockaddr as bind() and sendmsg() do
+ * @uaddr: sockaddr_in or sockaddr_in6 from user space (already copied)
+ * @addr_len: its length
+ * @addr: out: the address, v4-mapped for IPv4
+ * @port: out: the port
+ * @scope_id: out: scope id (link-local IPv6 only), else 0
+ *
+ * Return: 0, or -EINVAL for a short or unusable address (ANY, broadcast,
+ * multicast, non-unicast IPv6, link-local without scope) or another
+ * family.
+ */
+int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
+		   struct in6_addr *addr, __be16 *port, u32 *scope_id)
+{
+	const struct sockaddr_in6 *sin6;
+	const struct sockaddr_in *sin;
+	__be32 a4;
+	int type;
+
+	if (addr_len < (int)offsetofend(struct sockaddr, sa_family))
+		return -EINVAL;
+
+	*scope_id = 0;
+	switch (uaddr->sa_family) {
+	case AF_INET:
+		sin = (const struct sockaddr_in *)uaddr;
+		if (addr_len < (int)sizeof(*sin))
+			return -EINVAL;
+		a4 = sin->sin_addr.s_addr;
+		if (a4 == htonl(INADDR_ANY) || a4 == htonl(INADDR_BROADCAST) ||
+		    ipv4_is_multicast(a4))
+			return -EINVAL;
+		ipv6_addr_set_v4mapped(a4, addr);
+		*port = sin->sin_port;
+		return 0;
+	case AF_INET6:
+		sin6 = (const struct sockaddr_in6 *)uaddr;
+		if (addr_len < (int)sizeof(*sin6))
+			return -EINVAL;
+		type = ipv6_addr_type(&sin6->sin6_addr);
+		if (!(type & IPV6_ADDR_UNICAST)) {
+			if (!(type & IPV6_ADDR_MAPPED))
+				return -EINVAL;
+			a4 = sin6->sin6_addr.s6_addr32[3];
+			if (a4 == htonl(INADDR_ANY) ||
+			    a4 == htonl(INADDR_BROADCAST) ||
+			    ipv4_is_multicast(a4))
+				return -EINVAL;
+		}
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!sin6->sin6_scope_id)
+				return -EINVAL;
+			*scope_id = sin6->sin6_scope_id;
+		}
+		*addr = sin6->sin6_addr;
+		*port = sin6->sin6_port;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk_to_rs(sk);
+	struct net *net = sock_net(sk);
+	const struct rds_transport *trans;
+	struct in6_addr addr;
+	u32 scope_id;
+	__be16 port;
+	int ret;
+
+	ret = rds_parse_addr(uaddr, addr_len, &addr, &port, &scope_id);
+	if (ret)
+		return ret;
+
+	lock_sock(sk);
+	if (!ipv6_addr_any(&rs->rs_bound.addr)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* connect() before bind() fixed the link of a link-local peer. */
+	if (!ipv6_addr_any(&rs->rs_conn_addr) && scope_id &&
+	    rs->rs_bound.scope_id && scope_id != rs->rs_bound.scope_id) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	if (rs->rs_transport) {
+		trans = rs->rs_transport;
+		ret = trans->laddr_check(net, &addr, scope_id);
+		if (ret) {
+			ret = -ENOPROTOOPT;
+			goto out;
+		}
+	} else {
+		trans = rds_trans_find_for_addr(net, &addr, scope_id);
+		if (!trans) {
+			ret = -EADDRNOTAVAIL;
+			goto out;
+		}
+	}
+
+	rs->rs_cong_map = rds_cong_map_get(rds_net(net), &addr);
+	ret = rs->rs_cong_map ? rds_add_bound(rds_net(net), rs, &addr, port,
+					      scope_id) : -ENOMEM;
+	if (ret) {
+		if (!rs->rs_transport)
+			rds_trans_put(trans);
+		goto out;
+	}
+	rs->rs_transport = trans;
+out:
+	release_sock(sk);
+	return ret;
+}
+
+int rds_bind_net_init(struct rds_net *rn)
+{
+	return rhashtable_init(&rn->bind_table, &rds_bind_params);
+}
+
+void rds_bind_net_exit(struct rds_net *rn)
+{
+	rhashtable_destroy(&rn->bind_table);
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Outgoing message objects: allocation of the payload pages, copies from
+ * and to user space, and the reference counts of messages and incomings.
+ */
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rds_core.h"
+
+/**
+ * rds_message_alloc - a message with room for @len payload bytes
+ * @len: payload length (at most RDS_MAX_MSG_SIZE)
+ * @gfp: allocation flags
+ *
+ * Return: the message with one reference, or NULL.
+ */
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+{
+	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct rds_message *rm;
+
+	rm = kzalloc(sizeof(*rm), gfp);
+	if (!rm)
+		return NULL;
+	refcount_set(&rm->m_refcount, 1);
+	INIT_LIST_HEAD(&rm->m_sock_item);
+	INIT_LIST_HEAD(&rm->m_conn_item);
+	spin_lock_init(&rm->m_rs_lock);
+	rm->m_len = len;
+	rm->m_hdr.h_len = cpu_to_be32(len);
+	rds_obj_inc(RDS_OBJ_MESSAGE);
+	if (!nents)
+		return rm;
+
+	rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
+	if (!rm->m_sg)
+		goto err;
+	sg_init_table(rm->m_sg, nents);
+	for (i = 0; i < nents; i++) {
+		struct page *page = alloc_page(gfp);
+
+		if (!page)
+			goto err;
+		sg_set_page(&rm->m_sg[i], page,
+			    min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE), 0);
+		rm->m_nents++;
+	}
+	return rm;
+err:
+	rds_message_put(rm);
+	return NULL;
+}
+
+static void rds_message_free(struct rds_message *rm)
+{
+	unsigned int i;
+
+	WARN_ON_ONCE(!list_empty(&rm->m_sock_item));
+	WARN_ON_ONCE(!list_empty(&rm->m_conn_item));
+	for (i = 0; i < rm->m_nents; i++)
+		__free_page(sg_page(&rm->m_sg[i]));
+	kfree(rm->m_sg);
+	kfree(rm);
+	rds_obj_dec(RDS_OBJ_MESSAGE);
+}
+
+void rds_message_get(struct rds_message *rm)
+{
+	refcount_inc(&rm->m_refcount);
+}
+EXPORT_SYMBOL_GPL(rds_message_get);
+
+void rds_message_put(struct rds_message *rm)
+{
+	if (refcount_dec_and_test(&rm->m_refcount))
+		rds_message_free(rm);
+}
+EXPORT_SYMBOL_GPL(rds_message_put);
+
+/**
+ * rds_message_copy_from_user - fill the payload from @from
+ * @rm: a message from rds_message_alloc()
+ * @from: exactly @rm->m_len bytes
+ *
+ * Return: 0 or -EFAULT.
+ */
+int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+
+		if (copy_page_from_iter(sg_page(sg), 0, sg->length, from) !=
+		    sg->length)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * rds_message_copy_to_user - copy the payload into @to
+ * @rm: the message
+ * @to: destination; may be shorter than the payload (truncation)
+ *
+ * Context: process context, may fault.
+ * Return: bytes copied or -EFAULT.
+ */
+int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to)
+{
+	unsigned int i, copied = 0;
+
+	for (i = 0; i < rm->m_nents && iov_iter_count(to); i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		size_t want = min_t(size_t, sg->length, iov_iter_count(to));
+
+		if (copy_page_to_iter(sg_page(sg), 0, want, to) != want)
+			return -EFAULT;
+		copied += want;
+	}
+	return copied;
+}
+EXPORT_SYMBOL_GPL(rds_message_copy_to_user);
+
+/**
+ * rds_inc_init - prepare a received message for rds_recv_incoming()
+ * @inc: embedded in the transport's receive context
+ * @conn: connection it arrived on
+ * @saddr: source address
+ * @daddr: destination (local) address
+ *
+ * The caller fills @inc->i_hdr and holds the one reference this sets.
+ */
+void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
+		  const struct in6_addr *saddr, const struct in6_addr *daddr)
+{
+	refcount_set(&inc->i_refcount, 1);
+	INIT_LIST_HEAD(&inc->i_item);
+	inc->i_conn = conn;
+	inc->i_saddr = *saddr;
+	inc->i_daddr = *daddr;
+	inc->i_rx_tstamp = 0;
+	memset(inc->i_rx_lat, 0, sizeof(inc->i_rx_lat));
+	/*
+	 * The receiving socket may pin another transport than the one that
+	 * carried this message (loopback on behalf of TCP): the message
+	 * pins its own until freed.
+	 */
+	__module_get(conn->c_trans->owner);
+	rds_obj_inc(RDS_OBJ_INCOMING);
+}
+EXPORT_SYMBOL_GPL(rds_inc_init);
+
+void rds_inc_get(struct rds_incoming *inc)
+{
+	refcount_inc(&inc->i_refcount);
+}
+EXPORT_SYMBOL_GPL(rds_inc_get);
+
+void rds_inc_put(struct rds_incoming *inc)
+{
+	const struct rds_transport *trans = inc->i_conn->c_trans;
+
+	if (refcount_dec_and_test(&inc->i_refcount)) {
+		WARN_ON_ONCE(!list_empty(&inc->i_item));
+		rds_obj_dec(RDS_OBJ_INCOMING);
+		trans->inc_free(inc);
+		module_put(trans->owner);
+	}
+}
+EXPORT_SYMBOL_GPL(rds_inc_put);

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive path: delivery of incoming messages to sockets (sequence
+ * check, pings, receive budget), and recvmsg() with its notifications and
+ * control messages.
+ */
+#include <linux/time.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "rds_core.h"
+
+/**
+ * rds_recv_incoming - a transport delivers a received message
+ * @conn: connection it arrived on
+ * @inc: the message, initialized with rds_inc_init(); the caller keeps
+ *	its reference and drops it after this returns
+ *
+ * Drops duplicates of retransmitted messages, answers pings, and queues
+ * the rest on the socket bound to the destination address and port.
+ *
+ * Context: the transport's receive path; calls for one connection must be
+ * serialized. No core locks held.
+ */
+void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_header *hdr = &inc->i_hdr;
+	u64 seq = be64_to_cpu(hdr->h_sequence);
+	struct rds_sock *rs;
+	struct sock *sk;
+	u32 len;
+
+	if (seq < conn->c_next_rx_seq &&
+	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
+		rds_stats_inc(rn, RDS_STAT_RECV_DROP_OLD_SEQ);
+		return;
+	}
+	conn->c_next_rx_seq = seq + 1;
+
+	if (!hdr->h_dport) {
+		/* A ping; the multipath probe pair is not ours to answer. */
+		if (hdr->h_sport != cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+		    hdr->h_sport) {
+			rds_stats_inc(rn, RDS_STAT_RECV_PING);
+			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
+				      hdr->h_sport);
+		}
+		return;
+	}
+
+	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
+	if (!rs) {
+		rds_stats_inc(rn, RDS_STAT_RECV_DROP_NO_SOCK);
+		return;
+	}
+	sk = rds_rs_to_sk(rs);
+	len = be32_to_cpu(hdr->h_len);
+
+	spin_lock_bh(&rs->rs_lock);
+	if (sock_flag(sk, SOCK_DEAD)) {
+		spin_unlock_bh(&rs->rs_lock);
+		rds_stats_inc(rn, RDS_STAT_RECV_DROP_DEAD_SOCK);
+		goto out;
+	}
+	if (sock_flag(sk, SOCK_RCVTSTAMP))
+		inc->i_rx_tstamp = ktime_get_real();
+	inc->i_rx_lat[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
+	rds_inc_get(inc);
+	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
+	rs->rs_rcv_bytes += len;
+	spin_unlock_bh(&rs->rs_lock);
+
+	rds_stats_inc(rn, RDS_STAT_RECV_QUEUED);
+	rds_stats_add(rn, RDS_STAT_RECV_BYTES_ADDED_TO_SOCK, len);
+	rds_cong_rcvbuf_changed(rs);
+	rds_wake_sk(rs);
+out:
+	sock_put(sk);
+}
+EXPORT_SYMBOL_GPL(rds_recv_incoming);
+
+/* The first queued message, with a reference, or NULL. */
+static struct rds_incoming *rds_next_incoming(struct rds_sock *rs)
+{
+	struct rds_incoming *inc;
+
+	spin_lock_bh(&rs->rs_lock);
+	inc = list_first_entry_or_null(&rs->rs_recv_queue,
+				       struct rds_incoming, i_item);
+	if (inc)
+		rds_inc_get(inc);
+	spin_unlock_bh(&rs->rs_lock);
+	return inc;
+}
+
+/*
+ * Is @inc still queued (another reader may have taken it)? If so and
+ * @drop, dequeue it.
+ */
+static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
+			     bool drop)
+{
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	u32 len = be32_to_cpu(inc->i_hdr.h_len);
+	bool queued;
+
+	spin_lock_bh(&rs->rs_lock);
+	queued = !list_empty(&inc->i_item);
+	if (queued && drop) {
+		list_del_init(&inc->i_item);
+		rs->rs_rcv_bytes -= len;
+	}
+	spin_unlock_bh(&rs->rs_lock);
+
+	if (queued && drop) {
+		rds_stats_add(rn, RDS_STAT_RECV_BYTES_FREED_FROMSOCK, len);
+		rds_cong_rcvbuf_changed(rs);
+		rds_inc_put(inc);	/* the queue's */
+	}
+	return queued;
+}
+
+bool rds_recv_pending(struct rds_sock *rs)
+{
+	return READ_ONCE(rs->rs_cong_notify) ||
+	       !list_empty_careful(&rs->rs_recv_queue);
+}
+
+/**
+ * rds_clear_recv_queue - drop every unread message (socket release)
+ * @rs: the socket
+ */
+void rds_clear_recv_queue(struct rds_sock *rs)
+{
+	struct rds_incoming *inc, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&rs->rs_lock);
+	list_splice_init(&rs->rs_recv_queue, &list);
+	rs->rs_rcv_bytes = 0;
+	spin_unlock_bh(&rs->rs_lock);
+	rds_cong_rcvbuf_changed(rs);
+
+	list_for_each_entry_safe(inc, tmp, &list, i_item) {
+		list_del_init(&inc->i_item);
+		rds_inc_put(inc);
+	}
+}
+
+/* Deliver pending RDS_CONG_MONITOR uncongestion bits as a cmsg. */
+static int rds_recv_cong_notify(struct rds_sock *rs, struct msghdr *msg)
+{
+	u64 notify;
+	int ret;
+
+	spin_lock_bh(&rs->rs_lock);
+	notify = rs->rs_cong_notify;
+	spin_unlock_bh(&rs->rs_lock);
+
+	ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_CONG_UPDATE, sizeof(notify),
+		       &notify);
+	if (ret)
+		return ret;
+
+	spin_lock_bh(&rs->rs_lock);
+	rs->rs_cong_notify &= ~notify;
+	rs->rs_cong_mask &= ~notify;
+	spin_unlock_bh(&rs->rs_lock);
+	return 0;
+}
+
+static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
+			  struct msghdr *msg)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	int ret, i;
+
+	if (inc->i_rx_tstamp && sock_flag(sk, SOCK_RCVTSTAMP)) {
+		if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
+			struct __kernel_sock_timeval tv;
+			struct timespec64 ts = ktime_to_timespec64(inc->i_rx_tstamp);
+
+			tv.tv_sec = ts.tv_sec;
+			tv.tv_usec = ts.tv_nsec / NSEC_PER_USEC;
+			ret = put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_NEW,
+				       sizeof(tv), &tv);
+		} else {
+			struct __kernel_old_timeval tv =
+				ns_to_kernel_old_timeval(inc->i_rx_tstamp);
+
+			ret = put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_OLD,
+				       sizeof(tv), &tv);
+		}
+		if (ret)
+			return ret;
+	}
+
+	if (rs->rs_rx_traces) {
+		struct rds_cmsg_rx_trace t = {};
+
+		/* Only the delivery point is measured on our paths. */
+		t.rx_traces = rs->rs_rx_traces;
+		for (i = 0; i < rs->rs_rx_traces; i++) {
+			u8 pos = rs->rs_rx_trace[i];
+
+			t.rx_trace_pos[i] = pos;
+			t.rx_trace[i] = pos == RDS_MSG_RX_DGRAM_DELIVERED ?
+					local_clock() - inc->i_rx_lat[pos] : 0;
+		}
+		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RXPATH_LATENCY,
+			       sizeof(t), &t);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void rds_recv_name(struct rds_sock *rs, struct rds_incoming *inc,
+			  struct msghdr *msg)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+	if (!msg->msg_name)
+		return;
+	if (ipv6_addr_v4mapped(&inc->i_saddr)) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = inc->i_hdr.h_sport;
+		sin->sin_addr.s_addr = inc->i_saddr.s6_addr32[3];
+		msg->msg_namelen = sizeof(*sin);
+	} else {
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = inc->i_hdr.h_sport;
+		sin6->sin6_addr = inc->i_saddr;
+		sin6->sin6_scope_id = rs->rs_bound.scope_id;
+		msg->msg_namelen = sizeof(*sin6);
+	}
+}
+
+int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		int msg_flags)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk_to_rs(sk);
+	struct rds_net *rn = rds_net(sock_net(sk));
+	bool nonblock = msg_flags & MSG_DONTWAIT;
+	struct rds_incoming *inc;
+	long timeo;
+	int ret;
+
+	if (msg_flags & MSG_OOB)
+		return 0;
+	if (msg_flags & MSG_ERRQUEUE)
+		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
+
+	timeo = sock_rcvtimeo(sk, nonblock);
+	for (;;) {
+		/* Notifications come first, alone. */
+		if (READ_ONCE(rs->rs_cong_notify))
+			return rds_recv_cong_notify(rs, msg);
+
+		inc = rds_next_incoming(rs);
+		if (!inc) {
+			if (nonblock)
+				return -EAGAIN;
+			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+						rds_recv_pending(rs), timeo);
+			if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
+				continue;
+			return timeo ? timeo : -ETIMEDOUT;
+		}
+
+		ret = inc->i_conn->c_trans->inc_copy_to_user(inc,
+							     &msg->msg_iter);
+		if (ret < 0)
+			break;
+		if (!rds_still_queued(rs, inc, !(msg_flags & MSG_PEEK))) {
+			/* Another reader took it: try the next one. */
+			iov_iter_revert(&msg->msg_iter, ret);
+			rds_inc_put(inc);
+			rds_stats_inc(rn, RDS_STAT_RECV_DELIVER_RACED);
+			continue;
+		}
+		rds_stats_add(rn, RDS_STAT_COPY_TO_USER, ret);
+		if (ret < be32_to_cpu(inc->i_hdr.h_len)) {
+			if (msg_flags & MSG_TRUNC)
+				ret = be32_to_cpu(inc->i_hdr.h_len);
+			msg->msg_flags |= MSG_TRUNC;
+		}
+		if (rds_recv_cmsgs(rs, inc, msg)) {
+			ret = -EFAULT;
+			break;
+		}
+		rds_stats_inc(rn, RDS_STAT_RECV_DELIVERED);
+		rds_recv_name(rs, inc, msg);
+		break;
+	}
+	rds_inc_put(inc);
+	return ret;
+}

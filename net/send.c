@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The send path: sendmsg(), the per-socket send budget, the per-connection
+ * send and retransmit queues, the transmit loop, acks, cancellation and
+ * pongs.
+ *
+ * A message is on its socket's send list (counted against SO_SNDBUF) and
+ * on its connection's send queue, then retransmit list, until the peer
+ * acks it; closing the socket or RDS_CANCEL_SENT_TO drops it from both.
+ * RDS_MSG_ON_SOCK and RDS_MSG_ON_CONN, changed under the owning list's
+ * lock, decide who unlinks a message when paths race.
+ */
+#include <linux/errqueue.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "rds_core.h"
+
+/* Take @rm off its socket's send list; returns the socket to wake. */
+static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm)
+{
+	struct rds_sock *rs;
+
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (rs) {
+		spin_lock(&rs->rs_lock);
+		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
+			list_del_init(&rm->m_sock_item);
+			rs->rs_snd_bytes -= rm->m_len;
+			rds_message_put(rm);	/* the socket list's */
+		}
+		spin_unlock(&rs->rs_lock);
+		rm->m_rs = NULL;
+	}
+	spin_unlock_bh(&rm->m_rs_lock);
+	return rs;
+}
+
+/* Retire messages that left their connection: wake and release senders. */
+static void rds_send_retire(struct list_head *list)
+{
+	struct rds_message *rm, *tmp;
+	struct rds_sock *rs;
+
+	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rs = rds_send_unlink_sock(rm);
+		if (rs) {
+			rds_wake_sk(rs);
+			sock_put(rds_rs_to_sk(rs));
+		}
+		rds_message_put(rm);	/* the connection list's */
+	}
+}
+
+/**
+ * rds_send_drop_acked - the peer acked everything up to @ack
+ * @conn: the connection
+ * @ack: highest sequence acknowledged
+ *
+ * Context: any (transports call it from their completion paths).
+ */
+void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(acked);
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
+		if (be64_to_cpu(rm->m_hdr.h_sequence) > ack)
+			break;
+		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+			list_move_tail(&rm->m_conn_item, &acked);
+			rds_stats_inc(rn, RDS_STAT_SEND_DROP_ACKED);
+		}
+	}
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&acked);
+}
+EXPORT_SYMBOL_GPL(rds_send_drop_acked);
+
+/* Take every message off @conn (teardown of a connection). */
+void rds_send_drop_all(struct rds_connection *conn)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(dropped);
+
+	spin_lock_bh(&conn->c_lock);
+	list_splice_init(&conn->c_retrans, &dropped);
+	list_splice_tail_init(&conn->c_send_queue, &dropped);
+	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item)
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&dropped);
+}
+
+/* After a disconnect, unacked messages go out again, in order, flagged. */
+void rds_send_requeue_retrans(struct rds_connection *conn)
+{
+	struct rds_message *rm;
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+		rm->m_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
+	}
+	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
+	spin_unlock_bh(&conn->c_lock);
+}
+
+/**
+ * rds_send_drop_to - drop a socket's unacked messages
+ * @rs: the socket
+ * @addr: only those to this address, or NULL for all
+ * @port: and this port, if @addr
+ *
+ * Context: process context.
+ */
+void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
+		      __be16 port)
+{
+	struct rds_message *rm, *tmp;
+	struct rds_connection *conn;
+	LIST_HEAD(dropped);
+
+	spin_lock_bh(&rs->rs_lock);
+	list_for_each_entry_safe(rm, tmp, &rs->rs_send_queue, m_sock_item) {
+		if (addr && (!ipv6_addr_equal(&rm->m_daddr, addr) ||
+			     rm->m_hdr.h_dport != port))
+			continue;
+		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+		list_move_tail(&rm->m_sock_item, &dropped);
+		rs->rs_snd_bytes -= rm->m_len;
+	}
+	spin_unlock_bh(&rs->rs_lock);
+
+	list_for_each_entry_safe(rm, tmp, &dropped, m_sock_item) {
+		list_del_init(&rm->m_sock_item);
+		conn = rm->m_conn;
+		if (conn) {
+			spin_lock_bh(&conn->c_lock);
+			if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+				list_del_init(&rm->m_conn_item);
+				rds_message_put(rm);
+			}
+			spin_unlock_bh(&conn->c_lock);
+		}
+		spin_lock_bh(&rm->m_rs_lock);
+		if (rm->m_rs == rs) {
+			rm->m_rs = NULL;
+			__sock_put(rds_rs_to_sk(rs));	/* we hold another */
+		}
+		spin_unlock_bh(&rm->m_rs_lock);
+		rds_message_put(rm);	/* the socket list's */
+	}
+	rds_wake_sk(rs);
+}
+
+/*
+ * Put @rm on the socket's send list if the send budget allows (like
+ * Linux's RDS, the budget admits a message while the bytes already queued
+ * are below it), then on the connection's send queue with the next
+ * sequence number.
+ */
+static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
+			      struct rds_message *rm, __be16 sport,
+			      __be16 dport, bool *queued)
+{
+	if (*queued)
+		return true;
+
+	spin_lock_bh(&rs->rs_lock);
+	if (rs->rs_snd_bytes >= rds_sk_sndbuf(rs)) {
+		spin_unlock_bh(&rs->rs_lock);
+		return false;
+	}
+	rs->rs_snd_bytes += rm->m_len;
+	rds_message_get(rm);
+	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
+	sock_hold(rds_rs_to_sk(rs));
+	rm->m_rs = rs;
+	rm->m_conn = conn;
+	rm->m_hdr.h_sport = sport;
+	rm->m_hdr.h_dport = dport;
+
+	spin_lock(&conn->c_lock);
+	rm->m_hdr.h_sequence = cpu_to_be64(conn->c_next_tx_seq++);
+	rds_message_get(rm);
+	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);
+	spin_unlock(&conn->c_lock);
+	spin_unlock_bh(&rs->rs_lock);
+
+	*queued = true;
+	return true;
+}
+
+/**
+ * rds_send_xmit - run the transmit loop of a connection
+ * @conn: the connection
+ *
+ * One caller at a time transmits; others leave their messages to it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EAGAIN / -ENOMEM when the transport asked for a retry
+ * (the send worker is then scheduled).
+ */
+int rds_send_xmit(struct rds_connection *conn)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_message *rm;
+	int ret = 0;
+
+restart:
+	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
+		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_CONTENTION);
+		return 0;
+	}
+	if (rds_conn_state(conn) != RDS_CONN_UP) {
+		clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+		wake_up_all(&conn->c_waitq);
+		rds_conn_connect_if_down(conn);
+		return 0;
+	}
+
+	for (;;) {
+		spin_lock_bh(&conn->c_lock);
+		rm = list_first_entry_or_null(&conn->c_send_queue,
+					      struct rds_message, m_conn_item);
+		if (rm) {
+			/* On retrans before xmit: the ack may come at once. */
+			list_move_tail(&rm->m_conn_item, &conn->c_retrans);
+			rds_message_get(rm);
+		}
+		spin_unlock_bh(&conn->c_lock);
+		if (!rm)
+			break;
+
+		ret = conn->c_trans->xmit(conn, rm);
+		if (ret) {
+			spin_lock_bh(&conn->c_lock);
+			if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags))
+				list_move(&rm->m_conn_item,
+					  &conn->c_send_queue);
+			spin_unlock_bh(&conn->c_lock);
+		}
+		rds_message_put(rm);
+		if (ret)
+			break;
+	}
+
+	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	smp_mb__after_atomic();
+	wake_up_all(&conn->c_waitq);
+
+	if (ret == -EAGAIN || ret == -ENOMEM) {
+		rds_stats_inc(rn, RDS_STAT_SEND_DELAYED_RETRY);
+		queue_delayed_work(rds_wq, &conn->c_send_w, 1);
+		return ret;
+	}
+	if (ret) {
+		rds_conn_drop(conn);
+		return 0;
+	}
+	/* A message queued while we were finishing would be stranded. */
+	if (!list_empty_careful(&conn->c_send_queue)) {
+		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		goto restart;
+	}
+	return 0;
+}
+
+void rds_send_worker(struct work_struct *work)
+{
+	struct rds_connection *conn = container_of(to_delayed_work(work),
+						   struct rds_connection,
+						   c_send_w);
+
+	rds_send_xmit(conn);
+}
+
+/**
+ * rds_send_kick - transmit queued messages soon, from process context
+ * @conn: the connection
+ *
+ * Context: any.
+ */
+void rds_send_kick(struct rds_connection *conn)
+{
+	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
+		queue_delayed_work(rds_wq, &conn->c_send_w, 0);
+}
+EXPORT_SYMBOL_GPL(rds_send_kick);
+
+/**
+ * rds_send_pong - answer a ping: an empty message from port 0
+ * @conn: connection the ping came in on (gives transport and TOS)
+ * @from: our address the ping was sent to
+ * @to: the pinger's address
+ * @dport: the pinger's port
+ *
+ * Context: the transport's receive path. Only loopback, which carries the
+ * two directions on two connections and so may create the return one,
+ * needs process context, and it delivers from process context.
+ */
+int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
+		  const struct in6_addr *to, __be16 dport)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_connection *back = conn;
+	struct rds_message *rm;
+
+	/* Loopback carries each direction on its own connection. */
+	if (!ipv6_addr_equal(&conn->c_laddr, from)) {
+		back = rds_conn_create(rds_conn_net(conn), from, to,
+				       conn->c_trans, conn->c_tos,
+				       conn->c_dev_if, GFP_KERNEL);
+		if (IS_ERR(back))
+			return PTR_ERR(back);
+	}
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	rm->m_daddr = *to;
+	rm->m_conn = back;
+	rm->m_hdr.h_sport = 0;
+	rm->m_hdr.h_dport = dport;
+
+	spin_lock_bh(&back->c_lock);
+	rm->m_hdr.h_sequence = cpu_to_be64(back->c_next_tx_seq++);
+	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	list_add_tail(&rm->m_conn_item, &back->c_send_queue);	/* our ref */
+	spin_unlock_bh(&back->c_lock);
+
+	rds_stats_inc(rn, RDS_STAT_SEND_PONG);
+	rds_send_kick(back);
+	return 0;
+}
+
+/* Reject what this transport cannot do; RDMA arrives with its issue. */
+static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
+{
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS)
+			continue;
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+			return -EOPNOTSUPP;
+		case RDS_CMSG_ZCOPY_COOKIE:
+			if (!zcopy)
+				return -EINVAL;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The connection for (bound address -> @daddr) of @rs. */
+static struct rds_connection *rds_send_conn(struct rds_sock *rs,
+					    const struct in6_addr *daddr,
+					    u32 scope_id)
+{
+	const struct rds_transport *trans = rs->rs_transport;
+	struct net *net = rds_sock_net(rs);
+	struct rds_connection *conn;
+
+	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr, trans,
+			       rs->rs_tos, scope_id, GFP_KERNEL);
+	if (IS_ERR(conn) || !conn->c_loopback || !trans->prefer_loopback)
+		return conn;
+
+	/* A local peer of a transport that prefers loopback: use loop. */
+	if (!READ_ONCE(rs->rs_loop_transport)) {
+		const struct rds_transport *loop;
+
+		loop = rds_trans_get(RDS_TRANS_TYPE_LOOP);
+		if (!loop)
+			return ERR_PTR(-ENETUNREACH);
+		if (cmpxchg(&rs->rs_loop_transport, NULL, loop))
+			rds_trans_put(loop);
+	}
+	return rds_conn_create(net, &rs->rs_bound.addr, daddr,
+			       rs->rs_loop_transport, rs->rs_tos, scope_id,
+			       GFP_KERNEL);
+}
+
+int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk_to_rs(sk);
+	struct rds_net *rn = rds_net(sock_net(sk));
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	bool zcopy = msg->msg_flags & MSG_ZEROCOPY;
+	struct rds_connection *conn;
+	struct rds_message *rm;
+	struct in6_addr daddr;
+	bool queued = false;
+	__be16 dport;
+	u32 scope_id;
+	long timeo;
+	int ret;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY))
+		return -EOPNOTSUPP;
+
+	if (msg->msg_namelen) {
+		ret = rds_parse_addr(msg->msg_name, msg->msg_namelen, &daddr,
+				     &dport, &scope_id);
+		if (ret)
+			return ret;
+	} else {
+		lock_sock(sk);
+		daddr = rs->rs_conn_addr;
+		dport = rs->rs_conn_port;
+		scope_id = rs->rs_bound.scope_id;
+		release_sock(sk);
+	}
+
+	if (ipv6_addr_any(&rs->rs_bound.addr) || ipv6_addr_any(&daddr))
+		return -ENOTCONN;
+	if (msg->msg_namelen) {
+		/* No mixing of IPv4 and IPv6 on one socket. */
+		if (ipv6_addr_v4mapped(&daddr) ^
+		    ipv6_addr_v4mapped(&rs->rs_bound.addr))
+			return -EOPNOTSUPP;
+		if (scope_id != rs->rs_bound.scope_id) {
+			if (!scope_id)
+				scope_id = rs->rs_bound.scope_id;
+			else if (rs->rs_bound.scope_id)
+				return -EINVAL;
+		}
+	}
+
+	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
+		return -EMSGSIZE;
+	if (zcopy && rs->rs_transport->type != RDS_TRANS_TYPE_TCP)
+		return -EOPNOTSUPP;
+	ret = rds_send_check_cmsgs(msg, zcopy);
+	if (ret)
+		return ret;
+
+	rm = rds_message_alloc(payload_len, GFP_KERNEL);
+	if (!rm)
+		return -ENOMEM;
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret)
+		goto out;
+	rds_stats_add(rn, RDS_STAT_COPY_FROM_USER, payload_len);
+	rm->m_daddr = daddr;
+
+	conn = rds_send_conn(rs, &daddr, scope_id);
+	if (IS_ERR(conn)) {
+		ret = PTR_ERR(conn);
+		goto out;
+	}
+	rds_conn_connect_if_down(conn);
+
+	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs);
+	if (ret)
+		goto out;
+
+	timeo = sock_sndtimeo(sk, nonblock);
+	while (!rds_send_queue_rm(rs, conn, rm, rs->rs_bound.port, dport,
+				  &queued)) {
+		rds_stats_inc(rn, RDS_STAT_SEND_QUEUE_FULL);
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+				rds_send_queue_rm(rs, conn, rm,
+						  rs->rs_bound.port, dport,
+						  &queued),
+				timeo);
+		if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
+			continue;
+		ret = timeo ? timeo : -ETIMEDOUT;
+		goto out;
+	}
+	rds_stats_inc(rn, RDS_STAT_SEND_QUEUED);
+
+	rds_send_xmit(conn);
+	ret = payload_len;
+out:
+	rds_message_put(rm);
+	return ret;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* net.rds.* sysctls, one set per network namespace. */
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+
+#include "rds_core.h"
+
+static int rds_sysctl_one = 1;
+static int rds_sysctl_max_ms = 60 * MSEC_PER_SEC;
+
+static const struct ctl_table rds_sysctl_template[] = {
+	{
+		.procname	= "reconnect_min_delay_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+		.extra2		= &rds_sysctl_max_ms,
+	},
+	{
+		.procname	= "reconnect_max_delay_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+		.extra2		= &rds_sysctl_max_ms,
+	},
+	{
+		.procname	= "max_unacked_packets",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+	},
+	{
+		.procname	= "max_unacked_bytes",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+	},
+	{ }
+};
+
+int rds_sysctl_net_init(struct rds_net *rn)
+{
+	struct ctl_table *table;
+
+	/* Linux's defaults. */
+	rn->reconnect_min_ms = 1;
+	rn->reconnect_max_ms = 1000;
+	rn->max_unacked_packets = 8;
+	rn->max_unacked_bytes = 16 << 20;
+
+	table = kmemdup(rds_sysctl_template, sizeof(rds_sysctl_template),
+			GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	table[0].data = &rn->reconnect_min_ms;
+	table[1].data = &rn->reconnect_max_ms;
+	table[2].data = &rn->max_unacked_packets;
+	table[3].data = &rn->max_unacked_bytes;
+
+	rn->sysctl_hdr = register_net_sysctl(rn->net, "net/rds", table);
+	if (!rn->sysctl_hdr) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rds_sysctl_net_exit(struct rds_net *rn)
+{
+	struct ctl_table *table = rn->sysctl_hdr->ctl_table_arg;
+
+	unregister_net_sysctl_table(rn->sysctl_hdr);
+	kfree(table);
+}
