@@ -227,9 +227,12 @@ static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	case SIOCRDSSETTOS:
 		if (get_user(tos, (rds_tos_t __user *)arg))
 			return -EFAULT;
+		/* Unbound: no transport to serve it (Linux's ENOTTY). */
+		if (!READ_ONCE(rs->rs_transport))
+			return -ENOIOCTLCMD;
 		lock_sock(sock->sk);
-		/* Fixed once set or once traffic picked a connection. */
-		if (rs->rs_tos || !list_empty(&rs->rs_send_queue))
+		/* Fixed once set or once the socket has sent. */
+		if (rs->rs_tos || READ_ONCE(rs->rs_has_sent))
 			ret = -EINVAL;
 		else
 			rs->rs_tos = tos;

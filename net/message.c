@@ -143,8 +143,7 @@ void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 	inc->i_daddr = *daddr;
 	inc->i_rx_tstamp = 0;
 	memset(inc->i_rx_lat, 0, sizeof(inc->i_rx_lat));
-	/*
-	 * The receiving socket may pin another transport than the one that
+	/* The receiving socket may pin another transport than the one that
 	 * carried this message (loopback on behalf of TCP): the message
 	 * pins its own until freed.
 	 */

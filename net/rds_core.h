@@ -111,6 +111,7 @@ static inline struct rds_net *rds_net(struct net *net)
  * @rs_seen_congestion: a send met congestion; poll() watches the maps
  * @rs_cong_track: rds_net->cong_gen when the congestion was seen
  * @rs_tos: type of service of new connections
+ * @rs_has_sent: a message was queued (the TOS is fixed from then on)
  * @rs_recverr: RDS_RECVERR: report RDMA errors (set via sockopt)
  * @rs_cong_monitor: RDS_CONG_MONITOR enabled
  * @rs_rx_traces: number of SO_RDS_MSG_RXPATH_LATENCY points wanted
@@ -139,6 +140,7 @@ struct rds_sock {
 	int			rs_cong_track;
 
 	u8			rs_tos;
+	bool			rs_has_sent;
 	bool			rs_recverr;
 	bool			rs_cong_monitor;
 	u8			rs_rx_traces;

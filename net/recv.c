@@ -94,8 +94,7 @@ static struct rds_incoming *rds_next_incoming(struct rds_sock *rs)
 	return inc;
 }
 
-/*
- * Is @inc still queued (another reader may have taken it)? If so and
+/* Is @inc still queued (another reader may have taken it)? If so and
  * @drop, dequeue it.
  */
 static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
@@ -267,7 +266,8 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			if (nonblock)
 				return -EAGAIN;
 			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-						rds_recv_pending(rs), timeo);
+								 rds_recv_pending(rs),
+								 timeo);
 			if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
 				continue;
 			return timeo ? timeo : -ETIMEDOUT;

@@ -159,8 +159,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 	rds_wake_sk(rs);
 }
 
-/*
- * Put @rm on the socket's send list if the send budget allows (like
+/* Put @rm on the socket's send list if the send budget allows (like
  * Linux's RDS, the budget admits a message while the bytes already queued
  * are below it), then on the connection's send queue with the next
  * sequence number.
@@ -254,6 +253,7 @@ restart:
 	}
 
 	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	/* Order the release against the queue check below. */
 	smp_mb__after_atomic();
 	wake_up_all(&conn->c_waitq);
 
@@ -412,7 +412,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_message *rm;
 	struct in6_addr daddr;
 	bool queued = false;
-	__be16 dport;
+	__be16 sport, dport;
 	u32 scope_id;
 	long timeo;
 	int ret;
@@ -477,24 +477,24 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		goto out;
 
 	timeo = sock_sndtimeo(sk, nonblock);
-	while (!rds_send_queue_rm(rs, conn, rm, rs->rs_bound.port, dport,
-				  &queued)) {
+	sport = rs->rs_bound.port;
+	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_QUEUE_FULL);
 		if (nonblock) {
 			ret = -EAGAIN;
 			goto out;
 		}
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-				rds_send_queue_rm(rs, conn, rm,
-						  rs->rs_bound.port, dport,
-						  &queued),
-				timeo);
+							 rds_send_queue_rm(rs, conn, rm, sport,
+									   dport, &queued),
+							 timeo);
 		if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
 			continue;
 		ret = timeo ? timeo : -ETIMEDOUT;
 		goto out;
 	}
 	rds_stats_inc(rn, RDS_STAT_SEND_QUEUED);
+	WRITE_ONCE(rs->rs_has_sent, true);
 
 	rds_send_xmit(conn);
 	ret = payload_len;

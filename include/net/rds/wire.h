@@ -56,6 +56,7 @@ struct rds_header {
 	__sum16	h_csum;
 	u8	h_exthdr[RDS_HEADER_EXT_SPACE];
 };
+
 static_assert(sizeof(struct rds_header) == 48);
 
 /* Extension header types. */
@@ -69,17 +70,20 @@ static_assert(sizeof(struct rds_header) == 48);
 struct rds_ext_header_version {
 	__be32	h_version;
 };
+
 static_assert(sizeof(struct rds_ext_header_version) == 4);
 
 struct rds_ext_header_rdma {
 	__be32	h_rdma_rkey;
 };
+
 static_assert(sizeof(struct rds_ext_header_rdma) == 4);
 
 struct rds_ext_header_rdma_dest {
 	__be32	h_rdma_rkey;
 	__be32	h_rdma_offset;
 };
+
 static_assert(sizeof(struct rds_ext_header_rdma_dest) == 8);
 
 /* Congestion maps: one bit per port, 8 KiB per address, LE bit order. */
