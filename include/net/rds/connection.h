@@ -75,7 +75,7 @@ struct rds_connection {
 	atomic_t		c_state;
 	unsigned long		c_flags;
 
-	spinlock_t		c_lock;
+	spinlock_t		c_lock;		/* queues, sequences */
 	u64			c_next_tx_seq;
 	struct list_head	c_send_queue;
 	struct list_head	c_retrans;

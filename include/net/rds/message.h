@@ -50,7 +50,7 @@ struct rds_message {
 	unsigned long		m_flags;
 	struct list_head	m_sock_item;
 	struct list_head	m_conn_item;
-	spinlock_t		m_rs_lock;
+	spinlock_t		m_rs_lock;	/* m_rs vs. ack/drop */
 	struct rds_sock		*m_rs;
 	struct rds_connection	*m_conn;
 	struct in6_addr		m_daddr;

@@ -7,6 +7,7 @@
 #ifndef _NET_RDS_WIRE_H
 #define _NET_RDS_WIRE_H
 
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
@@ -16,10 +17,10 @@
 
 /* RDMA transports cut messages into fragments of this size. */
 #define RDS_FRAG_SHIFT		12
-#define RDS_FRAG_SIZE		(1U << RDS_FRAG_SHIFT)
+#define RDS_FRAG_SIZE		BIT(RDS_FRAG_SHIFT)
 
 /* Largest payload (and largest RDMA) one sendmsg() may carry. */
-#define RDS_MAX_MSG_SIZE	(1U << 20)
+#define RDS_MAX_MSG_SIZE	BIT(20)
 
 /* h_flags */
 #define RDS_FLAG_CONG_BITMAP	0x01	/* payload is a congestion map */
