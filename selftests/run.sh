@@ -66,6 +66,28 @@ for p in "${progs[@]}"; do
 		n=$((n + 1)); fail=$((fail + 1))
 		emit "not ok $n - $name: exited with status $rc"
 	fi
+	# Our core counts its live objects: after a program exits, every
+	# socket, message and incoming must be gone (connections and
+	# congestion maps live on by design until unload).
+	objs=/sys/kernel/debug/rds/objects
+	if [ -r "$objs" ]; then
+		n=$((n + 1))
+		left=""
+		for i in $(seq 20); do
+			left=$(awk '($1 == "sockets" || $1 == "messages" ||
+				     $1 == "incoming") && $2 != 0' "$objs")
+			[ -z "$left" ] && break
+			sleep 0.1
+		done
+		if [ -z "$left" ]; then
+			pass=$((pass + 1))
+			emit "ok $n - $name: no rds objects leaked"
+		else
+			fail=$((fail + 1))
+			emit "not ok $n - $name: no rds objects leaked"
+			echo "$left" | sed 's/^/    # /' | tee -a "$RESULTS"
+		fi
+	fi
 	n=$((n + 1))
 	if dmesg | tail -n +"$((mark + 1))" | ../scripts/logscan.sh > /tmp/splat; then
 		pass=$((pass + 1))
