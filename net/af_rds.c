@@ -203,6 +203,9 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 			mask |= EPOLLIN | EPOLLRDNORM | EPOLLWRBAND;
 		}
 	}
+	/* rs_seen_congestion stays set until a send succeeds, so a poller
+	 * keeps watching the maps until the destination drains.
+	 */
 
 	spin_lock_bh(&rs->rs_lock);
 	if (rs->rs_cong_notify || !list_empty(&rs->rs_recv_queue))
@@ -212,8 +215,6 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	spin_unlock_bh(&rs->rs_lock);
 	if (sk->sk_err || !skb_queue_empty_lockless(&sk->sk_error_queue))
 		mask |= EPOLLERR;
-	if (mask)
-		WRITE_ONCE(rs->rs_seen_congestion, false);
 	return mask;
 }
 

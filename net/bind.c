@@ -61,6 +61,9 @@ static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 	int ret;
 
 	if (port) {
+		/* Reserved for the multipath probe, as in Linux's RDS. */
+		if (port == cpu_to_be16(RDS_FLAG_PROBE_PORT))
+			return -EINVAL;
 		rds_bind_key_set(&rs->rs_bound, addr, port, scope_id);
 		ret = rhashtable_lookup_insert_fast(&rn->bind_table,
 						    &rs->rs_bound_node,

@@ -9,6 +9,7 @@
  * 0 is a probe); otherwise it copies the records, sets *optlen to their
  * total size and returns the size of one record.
  */
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 
@@ -301,6 +302,11 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
+	/* Linux's RDS pins the whole buffer first and answers EAGAIN when it
+	 * cannot; check the same way so callers see the same errno.
+	 */
+	if (len && fault_in_writeable(optval, len))
+		return -EAGAIN;
 
 	/* Transport tables (TCP, IB, iWARP) join when their issues land. */
 	fn = rds_info_tables[optname - RDS_INFO_FIRST].fn;

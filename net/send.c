@@ -114,8 +114,13 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 /**
  * rds_send_drop_to - drop a socket's unacked messages
  * @rs: the socket
- * @addr: only those to this address, or NULL for all
+ * @addr: only those to this address (RDS_CANCEL_SENT_TO), or NULL for all
+ *	(socket release)
  * @port: and this port, if @addr
+ *
+ * On release, messages already queued on a connection stay there and are
+ * still delivered: sendmsg() succeeded, so the peer gets them. Only
+ * RDS_CANCEL_SENT_TO takes messages back from the connection.
  *
  * Context: process context.
  */
@@ -139,7 +144,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 
 	list_for_each_entry_safe(rm, tmp, &dropped, m_sock_item) {
 		list_del_init(&rm->m_sock_item);
-		conn = rm->m_conn;
+		conn = addr ? rm->m_conn : NULL;
 		if (conn) {
 			spin_lock_bh(&conn->c_lock);
 			if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
@@ -342,9 +347,12 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	return 0;
 }
 
-/* Reject what this transport cannot do; RDMA arrives with its issue. */
+/* Validate control messages as Linux's RDS does, in its order. RDMA and
+ * atomics are refused until the RDMA work lands.
+ */
 static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 {
+	bool cookie = false, rdma = false, map = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -354,21 +362,33 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 			continue;
 		switch (cmsg->cmsg_type) {
 		case RDS_CMSG_RDMA_ARGS:
-		case RDS_CMSG_RDMA_DEST:
-		case RDS_CMSG_RDMA_MAP:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
-			return -EOPNOTSUPP;
+			rdma = true;
+			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
-			if (!zcopy)
-				return -EINVAL;
+			cookie = true;
+			fallthrough;
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+			map = true;
 			break;
 		default:
 			return -EINVAL;
 		}
 	}
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !cookie)
+		return -EINVAL;
+	/* Memory offered to the peer never mixes with operations on it. */
+	if (rdma && map)
+		return -EINVAL;
+	/* A cookie names a zero-copy send: without SO_ZEROCOPY there is none. */
+	if (cookie && !zcopy)
+		return -EINVAL;
+	if (rdma || (map && !cookie))
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -407,7 +427,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_sock *rs = rds_sk_to_rs(sk);
 	struct rds_net *rn = rds_net(sock_net(sk));
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
-	bool zcopy = msg->msg_flags & MSG_ZEROCOPY;
+	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		     sock_flag(sk, SOCK_ZEROCOPY);
 	struct rds_connection *conn;
 	struct rds_message *rm;
 	struct in6_addr daddr;
@@ -495,6 +516,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	}
 	rds_stats_inc(rn, RDS_STAT_SEND_QUEUED);
 	WRITE_ONCE(rs->rs_has_sent, true);
+	WRITE_ONCE(rs->rs_seen_congestion, false);
 
 	rds_send_xmit(conn);
 	ret = payload_len;

@@ -60,8 +60,8 @@ static int rds_set_cong_monitor(struct rds_sock *rs, sockptr_t optval,
 	return 0;
 }
 
-static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
-			     unsigned int optlen)
+static int rds_set_transport(struct net *net, struct rds_sock *rs,
+			     sockptr_t optval, unsigned int optlen)
 {
 	const struct rds_transport *trans;
 	int type;
@@ -74,6 +74,9 @@ static int rds_set_transport(struct rds_sock *rs, sockptr_t optval,
 		return -EFAULT;
 	if (type < 0 || type >= RDS_TRANS_COUNT)
 		return -EINVAL;
+	/* RDMA devices live in the initial namespace (as Linux's RDS). */
+	if (type != RDS_TRANS_TCP && !net_eq(net, &init_net))
+		return -EPROTOTYPE;
 	trans = rds_trans_get(type);
 	if (!trans)
 		return -ENOPROTOOPT;
@@ -147,7 +150,7 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 		return rds_set_cong_monitor(rs, optval, optlen);
 	case SO_RDS_TRANSPORT:
 		lock_sock(sk);
-		ret = rds_set_transport(rs, optval, optlen);
+		ret = rds_set_transport(sock_net(sk), rs, optval, optlen);
 		release_sock(sk);
 		return ret;
 	case SO_TIMESTAMP_OLD:
