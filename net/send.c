@@ -403,8 +403,12 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 
 	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr, trans,
 			       rs->rs_tos, scope_id, GFP_KERNEL);
-	if (IS_ERR(conn) || !conn->c_loopback || !trans->prefer_loopback)
+	if (IS_ERR(conn))
 		return conn;
+	if (!conn->c_loopback || !trans->prefer_loopback) {
+		/* A transport still without its engine serves local peers only. */
+		return trans->xmit ? conn : ERR_PTR(-ENETUNREACH);
+	}
 
 	/* A local peer of a transport that prefers loopback: use loop. */
 	if (!READ_ONCE(rs->rs_loop_transport)) {

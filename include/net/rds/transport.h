@@ -63,8 +63,10 @@ struct iov_iter;
  *	copied or -errno. Process context, may sleep.
  * @inc_free: free @inc once the last reference is gone. Any context.
  *
- * Ops not needed by a transport may be NULL except @laddr_check, @xmit,
- * @inc_copy_to_user and @inc_free.
+ * Ops not needed by a transport may be NULL except @laddr_check. A
+ * transport without @xmit carries nothing itself: its laddr_check refuses
+ * every address, or it sets @prefer_loopback and serves local peers only
+ * (through the loopback transport); other destinations get ENETUNREACH.
  */
 struct rds_transport {
 	const char		*name;
