@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 	int fd, opt, ok = 0, tried = 0, unsupported = 0;
 
 	tool_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "ckInrstTWvh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":ckInrstTWvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);
@@ -84,7 +85,8 @@ int main(int argc, char **argv)
 			nwant = strlen(want);
 			break;
 		case '?':
-			usage_error("unknown option");
+		case ':':
+			getopt_error(opt, argv);
 		default:
 			if (!strchr(want, opt) && nwant < sizeof(want) - 1) {
 				want[nwant++] = opt;

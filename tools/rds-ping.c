@@ -98,7 +98,8 @@ int main(int argc, char **argv)
 	char a[RDS_EP_STRLEN], b[RDS_EP_STRLEN];
 
 	tool_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "c:i:I:Q:W:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:i:I:Q:W:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': count = parse_u64("-c", optarg, 1, UINT32_MAX); break;
 		case 'i': interval = parse_seconds("-i", optarg, 0, 3600); break;
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
 				usage_error("--transport: unknown transport '%s' (tcp, ib, iwarp)", optarg);
 			break;
 		case 'h': usage(stdout); return 0;
-		default: usage_error("unknown or incomplete option");
+		default: getopt_error(opt, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Messages, number parsing and clocks shared by the tools. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -111,4 +112,18 @@ uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void getopt_error(int opt, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':') {
+		if (optopt)
+			usage_error("option -%c needs a value", optopt);
+		usage_error("option %s needs a value", arg);
+	}
+	if (optopt)
+		usage_error("unknown option -%c", optopt);
+	usage_error("unknown option %s", arg);
 }

@@ -23,6 +23,12 @@ uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max);
 /* A non-negative decimal with optional fraction, e.g. "0.2". */
 double parse_seconds(const char *opt, const char *s, double min, double max);
 
+/*
+ * For getopt_long() run with opterr = 0 and an option string starting
+ * with ':': explain the unknown option or missing value and exit 2.
+ */
+void __attribute__((noreturn)) getopt_error(int opt, char **argv);
+
 uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
 
 #endif
