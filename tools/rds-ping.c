@@ -136,17 +136,22 @@ int main(int argc, char **argv)
 	fd = rds_open();
 	if (trans >= 0)
 		rds_set_transport(fd, trans);
-	if (tos >= 0) {
-		rds_tos_t t = tos;
-
-		if (ioctl(fd, SIOCRDSSETTOS, &t))
-			die_errno("ioctl(SIOCRDSSETTOS, %d)", tos);
-	}
 	rds_ep_set_port(&src, 0);
 	rc = rds_bind(fd, &src);
 	if (rc) {
 		errno = -rc;
 		die_errno("bind(%s)", rds_ep_addr_str(&src, a));
+	}
+	/* The type of service is a property of the bound socket's transport. */
+	if (tos >= 0) {
+		rds_tos_t t = tos;
+
+		if (ioctl(fd, SIOCRDSSETTOS, &t)) {
+			if (errno == ENOTTY || errno == EOPNOTSUPP)
+				die("type of service -Q %d is not supported by the transport serving %s",
+				    tos, rds_ep_addr_str(&src, a));
+			die_errno("ioctl(SIOCRDSSETTOS, %d)", tos);
+		}
 	}
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);

@@ -143,8 +143,7 @@ static void sync_ready(struct session *s)
 			} else if (st == TASK_FAILED) {
 				ok = 0;
 				snprintf(msg, sizeof(msg), "%s", t->msg);
-				unsupported = rds_bind_unsupported(t->err) ||
-					      strstr(t->msg, "not supported by this kernel");
+				unsupported = t->unsupported;
 			}
 		}
 		if (ok && ready < s->o.tasks) {

@@ -20,6 +20,7 @@ struct task_stats {
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */
 	int		err;			/* errno of a failure */
+	int		unsupported;		/* ... because the kernel lacks it */
 	char		msg[200];		/* what failed */
 };
 

@@ -99,12 +99,6 @@ static void task_setup(struct task *t, const struct task_plan *p)
 	    setsockopt(t->fd, SOL_RDS, SO_RDS_TRANSPORT, &o->transport, sizeof(o->transport)))
 		task_fail(t, errno, "setsockopt(SO_RDS_TRANSPORT, %s)",
 			  rds_transport_name(o->transport));
-	if (o->tos) {
-		rds_tos_t tos = o->tos;
-
-		if (ioctl(t->fd, SIOCRDSSETTOS, &tos))
-			task_fail(t, errno, "ioctl(SIOCRDSSETTOS, %u)", o->tos);
-	}
 	/* Room for everything that can be in flight to or from this socket. */
 	bufsz = (int)((o->depth + (uint64_t)o->tasks * o->depth) * (big + 256) * 2);
 	if (bufsz < 0 || bufsz > (64 << 20))
@@ -117,9 +111,22 @@ static void task_setup(struct task *t, const struct task_plan *p)
 			task_fail(t, errno, "setsockopt(RDS_CONG_MONITOR)");
 	}
 	rc = rds_bind(t->fd, &p->local);
+	t->st->unsupported = rds_bind_unsupported(rc);
 	if (rc)
 		task_fail(t, -rc, "task %u: bind(%s)%s", t->idx, rds_ep_str(&p->local, a),
 			  rds_bind_unsupported(rc) ? " (this RDS cannot carry data)" : "");
+
+	/* The type of service belongs to the bound socket's transport. */
+	if (o->tos) {
+		rds_tos_t tos = o->tos;
+
+		if (ioctl(t->fd, SIOCRDSSETTOS, &tos)) {
+			t->st->unsupported = errno == ENOTTY || errno == EOPNOTSUPP;
+			task_fail(t, errno, "task %u: type of service -Q %u%s: ioctl(SIOCRDSSETTOS)",
+				  t->idx, o->tos, t->st->unsupported ?
+				  " not supported by this transport" : "");
+		}
+	}
 
 	t->tx = xcalloc(t, big, 1);
 	t->rx_size = big + 64;
@@ -132,7 +139,9 @@ static void task_setup(struct task *t, const struct task_plan *p)
 	if (o->rdma_size) {
 		char why[160];
 
-		if (rdma_setup(&t->rdma, t->fd, o, t->ack_cap, why, sizeof(why)))
+		rc = rdma_setup(&t->rdma, t->fd, o, t->ack_cap, why, sizeof(why));
+		t->st->unsupported = rc != -ENOMEM;
+		if (rc)
 			task_fail(t, 0, "task %u: %s", t->idx, why);
 	}
 }
