@@ -50,11 +50,15 @@ def summarize(rows):
     return out
 
 
-def fmt(c, m):
+def fmt(c, m, notes):
+    """A table cell; a failure becomes "n/a [k]" with the error as note k."""
     if c is None:
         return "not run"
     if not c["ok"]:
-        return "n/a: " + (c["error"] or "failed")[:60]
+        err = c["error"] or "failed"
+        if err not in notes:
+            notes.append(err)
+        return "n/a [%d]" % (notes.index(err) + 1)
     return "%.0f" % c[m] if m != "rtt_usec" else "%.1f" % c[m]
 
 
@@ -92,20 +96,19 @@ def main():
             row += [ratio(cells, m) for m, _ in METRICS]
             w.writerow(row)
     # The table, for the terminal and a text file.
-    lines = []
-    hdr = "%-10s %-13s %-8s %-26s %-26s %s" % ("transport", "scenario", "metric",
+    lines, notes = [], []
+    hdr = "%-10s %-13s %-8s %-12s %-12s %s" % ("transport", "scenario", "metric",
                                               "ours", "in-tree", "ours/in-tree")
     lines += [hdr, "-" * len(hdr)]
     for k in keys:
         cells = summary[k]
         for m, label in METRICS:
-            lines.append("%-10s %-13s %-8s %-26s %-26s %s" % (
-                k[0], k[1], label, fmt(cells.get("ours"), m)[:26],
-                fmt(cells.get("intree"), m)[:26], ratio(cells, m)))
-    errors = sorted({c["error"] for cs in summary.values() for c in cs.values() if not c["ok"]})
-    if errors:
+            lines.append("%-10s %-13s %-8s %-12s %-12s %s" % (
+                k[0], k[1], label, fmt(cells.get("ours"), m, notes),
+                fmt(cells.get("intree"), m, notes), ratio(cells, m)))
+    if notes:
         lines.append("")
-        lines += ["n/a: " + e for e in errors]
+        lines += ["[%d] %s" % (i + 1, e) for i, e in enumerate(notes)]
     table = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "bench.txt"), "w") as f:
         f.write(table)
@@ -113,7 +116,6 @@ def main():
     # The plot: tx/s per scenario, both implementations; a failed one is 0.
     dat = os.path.join(outdir, "bench.dat")
     with open(dat, "w") as f:
-        f.write("label ours intree\n")
         for k in keys:
             vals = []
             for impl in IMPLS:
@@ -129,10 +131,12 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set ylabel 'tx/s'
-set key top right
+set key outside top center horizontal
 set grid ytics
 set yrange [0:*]
-plot '%s' using 2:xtic(1) title 'ours (0 = n/a)', '' using 3 title 'Linux in-tree'
+set offsets 0, 0, graph 0.1, 0
+plot '%s' using 2:xtic(1) title 'ours', '' using 3 title 'Linux in-tree', \\
+     '' using ($0 - 0.17):(0):($2 == 0 ? "n/a" : "") with labels offset 0,1 notitle
 """ % (png, dat)
     try:
         subprocess.run(["gnuplot"], input=gp, text=True, check=True)
