@@ -264,6 +264,14 @@ int main(int argc, char **argv)
 		    check_tasks(&s, err, sizeof(err)))
 			failed = 1;
 	}
+	/* Requests went out but none came back: a stalled transport, not a
+	 * result (e.g. in-tree RDMA on a device it cannot drive). */
+	if (!failed && secs >= 2 && !cur.rtt_n &&
+	    (s.o.active || !(s.o.flags & SF_ONE_WAY))) {
+		failed = 1;
+		snprintf(err, sizeof(err), "no request was acknowledged in %u s: "
+			 "the transport or the peer stalled", secs);
+	}
 	if (!failed && cur.verify_errors) {
 		failed = 1;
 		snprintf(err, sizeof(err), "%llu verification errors",

@@ -55,6 +55,14 @@ int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
 		return -ENOMEM;
 	}
 	rc = get_mr(r, r->req_bufs, &probe);
+	/*
+	 * ENODEV: the transport can register memory but does not know the
+	 * device for our address until a connection exists (in-tree IB
+	 * learns addresses on connect); requests go without RDMA until it
+	 * does (see send_request()).
+	 */
+	if (rc == -ENODEV)
+		return 0;
 	if (rc) {
 		snprintf(why, whylen,
 			 "RDMA (-D) is not supported by this kernel/transport: RDS_GET_MR: %s",

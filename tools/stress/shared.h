@@ -17,6 +17,7 @@ struct task_stats {
 	uint64_t	tx_ns, tx_calls;	/* time inside sendmsg */
 	uint64_t	rdma_in, rdma_out;	/* bytes read / written by RDMA */
 	uint64_t	verify_errors, rdma_errors, cong_updates;
+	uint64_t	rdma_deferred;		/* requests sent without RDMA */
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */
 	int		err;			/* errno of a failure */

@@ -202,15 +202,33 @@ static int send_request(struct task *t)
 	h->ts = htobe64(now_ns());
 	if (o->rdma_size) {
 		rc = rdma_prepare_request(&t->rdma, slot, t->idx, seq, h, ctl, &ctl_len);
+		if (rc == -ENODEV)
+			goto plain;
 		if (rc)
 			task_fail(t, -rc, "task %u: registering RDMA memory", t->idx);
 	}
 	rc = task_send(t, peer, o->req_size, ctl, ctl_len);
+	if (rc == -ENODEV && ctl_len) {
+		rdma_request_unsent(&t->rdma, slot);
+		goto plain;
+	}
 	if (rc <= 0) {
 		if (o->rdma_size)
 			rdma_request_unsent(&t->rdma, slot);
 		return rc;
 	}
+	goto sent;
+plain:
+	/* No device for our address yet: a plain request sets up the
+	 * connection, later ones carry RDMA. */
+	t->st->rdma_deferred++;
+	h->rdma_op = RDMA_OP_NONE;
+	h->rdma_cookie = 0;
+	h->rdma_len = 0;
+	rc = task_send(t, peer, o->req_size, NULL, 0);
+	if (rc <= 0)
+		return rc;
+sent:
 	t->seq = seq;
 	t->nfree--;
 	t->inflight++;
