@@ -19,7 +19,7 @@ MODULES := net/rds.ko transports/loop/rds_loop.ko transports/ib/rds_rdma.ko \
 export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
-	vm install modules_install sparse checkpatch
+	vm install modules_install sparse checkpatch bench
 
 all: modules tools selftests
 
@@ -45,6 +45,10 @@ check:
 
 demo:
 	scripts/demo.sh
+
+# rds-stress scenarios, Linux's in-tree RDS vs ours (results/bench/).
+bench:
+	scripts/bench.sh
 
 # An interactive shell in the guest with our modules loaded.
 vm: all

@@ -4,7 +4,8 @@
 # `make check`: install what is missing, build everything, run the host
 # checks (warnings, sparse, checkpatch, ABI, DKMS) and the test-bed
 # self-tests, then boot the guest with rxe and siw and run the selftest
-# suite in it. Prints TAP, then "N passed, N failed[, N skipped]" and the
+# suite in it, and boot once more with Linux's in-tree RDS to run the tool
+# tests (selftests/tests/tools.sh) against it. Prints TAP, then "N passed, N failed[, N skipped]" and the
 # wall time; exits non-zero on any failure.
 #
 #	check.sh [NAME...]   only the guest selftests whose name has NAME
@@ -77,11 +78,11 @@ vm_splat() {
 step "runner returns the guest command's exit status" vm_status
 step "runner fails a run whose kernel log has a WARNING" vm_splat
 
-# The suite, in one boot with rxe and siw.
-guest_log=$RESULTS/guest.log
-scripts/vm.sh --rdma --out "$RESULTS/guest" -- selftests/run.sh "$@" 2>&1 | tee "$guest_log"
-vmrc=${PIPESTATUS[0]}
-if [ -f "$RESULTS/guest/results.tap" ]; then
+# merge_guest_tap FILE LABEL: fold a guest's TAP stream into ours,
+# renumbered, each description prefixed with LABEL.
+merge_guest_tap() {
+	local file=$1 label=$2 line status rest
+	[ -f "$file" ] || return 0
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*)
@@ -95,13 +96,41 @@ if [ -f "$RESULTS/guest/results.tap" ]; then
 			else
 				pass=$((pass + 1))
 			fi
-			echo "$status $n - guest: $rest" >> "$TAP"
+			echo "$status $n - $label: $rest" >> "$TAP"
 			;;
 		"    "*) echo "$line" >> "$TAP" ;;
 		esac
-	done < "$RESULTS/guest/results.tap"
-fi
+	done < "$file"
+}
+
+# wants_tools NAME...: does the name filter select the tool tests?
+wants_tools() {
+	local w
+	[ $# = 0 ] && return 0
+	for w in "$@"; do
+		case tools in *"$w"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# The suite, in one boot with rxe and siw.
+guest_log=$RESULTS/guest.log
+scripts/vm.sh --rdma --out "$RESULTS/guest" -- selftests/run.sh "$@" 2>&1 | tee "$guest_log"
+vmrc=${PIPESTATUS[0]}
+merge_guest_tap "$RESULTS/guest/results.tap" guest
 result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
+
+# The tools against Linux's in-tree RDS: they must work there today, while
+# our core has no data path yet (and keep working against both later).
+if wants_tools "$@"; then
+	intree_log=$RESULTS/guest-intree.log
+	scripts/vm.sh --intree --rdma --out "$RESULTS/guest-intree" -- \
+		selftests/run.sh tools 2>&1 | tee "$intree_log"
+	vmrc=${PIPESTATUS[0]}
+	merge_guest_tap "$RESULTS/guest-intree/results.tap" "in-tree rds"
+	result "$vmrc" "in-tree RDS tool suite finished with a clean kernel log (vm.sh exit $vmrc)" \
+		"$intree_log"
+fi
 
 emit "1..$n"
 elapsed=$(($(date +%s) - start))

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the guest for `make bench` (scripts/bench.sh): the scenario
+# matrix with tools/rds-stress against whichever RDS is loaded, one CSV
+# row per run in $OUT/runs.csv. A run that fails records its error instead
+# of numbers.
+#
+#	bench-guest.sh IMPL     IMPL labels the rows (intree, ours)
+cd "$(dirname "$0")/.." || exit 1
+IMPL=${1:?implementation label}
+OUT=${BENCH_OUT:-/run/out}
+RUNS=${BENCH_RUNS:-3}
+SECONDS_MEASURED=${BENCH_SECONDS:-5}
+WARMUP=${BENCH_WARMUP:-1}
+TRANSPORTS=${BENCH_TRANSPORTS:-loop}
+# name: rds-stress options
+SCENARIOS=(
+	"latency:-t 1 -d 1 -q 64 -a 64"
+	"throughput:-t 4 -d 16 -q 8192 -a 256"
+	"many-sockets:-t 16 -d 4 -q 256 -a 64"
+)
+CSV=$OUT/runs.csv
+echo "impl,transport,scenario,run,status,tx_per_s,rx_per_s,kbytes_per_s,rtt_usec,tx_usec_per_call,error" > "$CSV"
+port=5000
+
+# Addresses per transport: both ends in this guest.
+endpoints() {
+	case "$1" in
+	loop) echo "127.0.0.1 127.0.0.1" ;;
+	tcp) echo "10.99.0.1 10.99.0.2 --transport tcp" ;;
+	ib) echo "10.99.0.1 10.99.0.2 --transport ib" ;;
+	*) return 1 ;;
+	esac
+}
+
+# JSON of one active run -> CSV fields, dropping the warm-up intervals.
+summarize() {	# FILE ERRFILE RC
+	python3 - "$@" "$WARMUP" <<'PY'
+import json, sys
+path, errpath, rc, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+err = open(errpath).read().strip().replace(",", ";").replace("\n", " ")
+try:
+    d = json.load(open(path))
+except Exception as e:
+    print("error,,,,,,%s" % (err or "no JSON output (exit %d)" % rc)[:200])
+    sys.exit(0)
+if d.get("status") != "ok":
+    print("%s,,,,,,%s" % (d.get("status", "error"),
+          (d.get("error") or err or "exit %d" % rc).replace(",", ";")[:200]))
+    sys.exit(0)
+iv = d["intervals"][warm:]
+if not iv:
+    print("error,,,,,,no intervals after the warm-up")
+    sys.exit(0)
+def mean(k):
+    return sum(i[k] for i in iv) / len(iv)
+rtts = [i["rtt_usec"] for i in iv if i["rtt_usec"] > 0]
+print("ok,%.1f,%.1f,%.1f,%.2f,%.2f," % (mean("tx_per_s"), mean("rx_per_s"),
+      mean("tx_rx_kbytes_per_s"), sum(rtts) / len(rtts) if rtts else 0,
+      mean("tx_usec_per_call")))
+PY
+}
+
+for tr in $TRANSPORTS; do
+	read -r laddr faddr extra <<<"$(endpoints "$tr")"
+	[ -n "$laddr" ] || { echo "bench: unknown transport $tr" >&2; continue; }
+	for sc in "${SCENARIOS[@]}"; do
+		name=${sc%%:*}
+		opts=${sc#*:}
+		for run in $(seq "$RUNS"); do
+			port=$((port + 40))
+			tools/rds-stress -r "$faddr" -p $port > /tmp/passive.log 2>&1 &
+			ppid=$!
+			# shellcheck disable=SC2086
+			timeout $((SECONDS_MEASURED + WARMUP + 60)) tools/rds-stress \
+				-r "$laddr" -s "$faddr" -p $port $opts $extra \
+				-T $((SECONDS_MEASURED + WARMUP)) --json \
+				> /tmp/active.json 2> /tmp/active.err
+			rc=$?
+			wait "$ppid"
+			fields=$(summarize /tmp/active.json /tmp/active.err $rc)
+			echo "$IMPL,$tr,$name,$run,$fields" | tee -a "$CSV"
+		done
+	done
+done
+exit 0

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw runs of `make bench` into a side-by-side table, a CSV and a
+PNG plot.
+
+    bench-report.py OUTDIR RUNS.csv...
+
+Each scenario's figure is the median over its runs; a scenario whose runs
+failed shows "n/a: <error>" instead of numbers, and no ratio.
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+IMPLS = ("ours", "intree")
+METRICS = (("tx_per_s", "tx/s"), ("rtt_usec", "rtt us"), ("kbytes_per_s", "K/s"))
+
+
+def load(paths):
+    rows = []
+    for p in paths:
+        if os.path.exists(p):
+            with open(p) as f:
+                rows += list(csv.DictReader(f))
+    return rows
+
+
+def summarize(rows):
+    """{(transport, scenario): {impl: {"ok": bool, metric: median, "error": str, "runs": n}}}"""
+    out = {}
+    for r in rows:
+        key = (r["transport"], r["scenario"])
+        cell = out.setdefault(key, {}).setdefault(
+            r["impl"], {"vals": {m: [] for m, _ in METRICS}, "errors": [], "runs": 0})
+        cell["runs"] += 1
+        if r["status"] == "ok":
+            for m, _ in METRICS:
+                cell["vals"][m].append(float(r[m]))
+        else:
+            cell["errors"].append(r["error"] or r["status"])
+    for cells in out.values():
+        for c in cells.values():
+            ok = len(c["vals"]["tx_per_s"])
+            c["ok"] = ok > 0 and ok == c["runs"]
+            for m, _ in METRICS:
+                c[m] = statistics.median(c["vals"][m]) if ok else None
+            c["error"] = c["errors"][0] if c["errors"] else ""
+    return out
+
+
+def fmt(c, m, notes):
+    """A table cell; a failure becomes "n/a [k]" with the error as note k."""
+    if c is None:
+        return "not run"
+    if not c["ok"]:
+        err = c["error"] or "failed"
+        if err not in notes:
+            notes.append(err)
+        return "n/a [%d]" % (notes.index(err) + 1)
+    return "%.0f" % c[m] if m != "rtt_usec" else "%.1f" % c[m]
+
+
+def ratio(cells, m):
+    o, i = cells.get("ours"), cells.get("intree")
+    if not o or not i or not o["ok"] or not i["ok"] or not i[m]:
+        return "n/a"
+    return "%.2f" % (o[m] / i[m])
+
+
+def main():
+    outdir, paths = sys.argv[1], sys.argv[2:]
+    summary = summarize(load(paths))
+    if not summary:
+        print("bench: no runs recorded", file=sys.stderr)
+        return 1
+    keys = sorted(summary)
+    # CSV: one line per transport/scenario, both implementations side by side.
+    csv_path = os.path.join(outdir, "bench.csv")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.writer(f)
+        head = ["transport", "scenario"]
+        for impl in IMPLS:
+            head += ["%s_%s" % (impl, m) for m, _ in METRICS] + ["%s_status" % impl]
+        head += ["ratio_%s" % m for m, _ in METRICS]
+        w.writerow(head)
+        for k in keys:
+            cells = summary[k]
+            row = list(k)
+            for impl in IMPLS:
+                c = cells.get(impl)
+                for m, _ in METRICS:
+                    row.append("" if not c or not c["ok"] else "%.2f" % c[m])
+                row.append("not run" if not c else "ok" if c["ok"] else "n/a: " + c["error"])
+            row += [ratio(cells, m) for m, _ in METRICS]
+            w.writerow(row)
+    # The table, for the terminal and a text file.
+    lines, notes = [], []
+    hdr = "%-10s %-13s %-8s %-12s %-12s %s" % ("transport", "scenario", "metric",
+                                              "ours", "in-tree", "ours/in-tree")
+    lines += [hdr, "-" * len(hdr)]
+    for k in keys:
+        cells = summary[k]
+        for m, label in METRICS:
+            lines.append("%-10s %-13s %-8s %-12s %-12s %s" % (
+                k[0], k[1], label, fmt(cells.get("ours"), m, notes),
+                fmt(cells.get("intree"), m, notes), ratio(cells, m)))
+    if notes:
+        lines.append("")
+        lines += ["[%d] %s" % (i + 1, e) for i, e in enumerate(notes)]
+    table = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "bench.txt"), "w") as f:
+        f.write(table)
+    sys.stdout.write(table)
+    # The plot: tx/s per scenario, both implementations; a failed one is 0.
+    dat = os.path.join(outdir, "bench.dat")
+    with open(dat, "w") as f:
+        for k in keys:
+            vals = []
+            for impl in IMPLS:
+                c = summary[k].get(impl)
+                vals.append("%.1f" % c["tx_per_s"] if c and c["ok"] else "0")
+            f.write('"%s/%s" %s\n' % (k[0], k[1], " ".join(vals)))
+    png = os.path.join(outdir, "bench.png")
+    gp = """
+set terminal png size 900,500
+set output '%s'
+set title 'rds-stress tx/s (median; under -icount: relative CPU cost)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel 'tx/s'
+set key outside top center horizontal
+set grid ytics
+set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
+plot '%s' using 2:xtic(1) title 'ours', '' using 3 title 'Linux in-tree', \\
+     '' using ($0 - 0.17):(0):($2 == 0 ? "n/a" : "") with labels offset 0,1 notitle
+""" % (png, dat)
+    try:
+        subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("bench: gnuplot failed: %s" % e, file=sys.stderr)
+        return 1
+    print("# table: %s\n# csv:   %s\n# plot:  %s" % (os.path.join(outdir, "bench.txt"),
+                                                  csv_path, png))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

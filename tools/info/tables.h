@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rds-info: the tables it knows and how each record is printed. */
+#ifndef RDS_INFO_TABLES_H
+#define RDS_INFO_TABLES_H
+
+#include <stddef.h>
+
+struct info_table {
+	char		opt;		/* command-line letter */
+	int		optname;	/* RDS_INFO_* / RDS6_INFO_* */
+	const char	*title;
+	const char	*header;	/* column titles, NULL: none */
+	size_t		size;		/* the record size we decode */
+	/* Print one record; returns 0 if it was skipped (e.g. a v4-mapped
+	 * entry in an IPv6 table, already shown by the IPv4 one). */
+	int		(*print)(const void *rec);
+};
+
+extern const struct info_table info_tables[];
+extern const size_t info_tables_nr;
+
+#endif

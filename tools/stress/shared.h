@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* rds-stress: state shared between the parent and its task processes. */
+#ifndef RDS_STRESS_SHARED_H
+#define RDS_STRESS_SHARED_H
+
+#include <stdint.h>
+
+#define HIST_BUCKETS	32	/* bucket b: rtt in [2^b, 2^(b+1)) microseconds */
+
+enum task_state { TASK_INIT, TASK_READY, TASK_FAILED, TASK_DONE };
+
+/* Written by one task, read by the parent (plain 64-bit loads on x86-64
+ * and arm64 are single-copy atomic; a stale value only delays a count). */
+struct task_stats {
+	uint64_t	tx, rx, tx_bytes, rx_bytes;
+	uint64_t	rtt_ns, rtt_n;		/* sum over acks received */
+	uint64_t	tx_ns, tx_calls;	/* time inside sendmsg */
+	uint64_t	rdma_in, rdma_out;	/* bytes read / written by RDMA */
+	uint64_t	verify_errors, rdma_errors, cong_updates;
+	uint64_t	rdma_deferred;		/* requests sent without RDMA */
+	uint64_t	hist[HIST_BUCKETS];
+	volatile int	state;			/* enum task_state */
+	int		err;			/* errno of a failure */
+	int		unsupported;		/* ... because the kernel lacks it */
+	char		msg[200];		/* what failed */
+};
+
+struct stress_shared {
+	volatile int		go;		/* parent: start sending */
+	volatile int		stop;		/* parent: wind down */
+	struct task_stats	task[];
+};
+
+#endif

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds-stress task: binds one RDS socket, keeps up to -d requests in flight
+ * to the peer side's tasks (round robin), answers every request with an
+ * ack, and counts everything in its slot of the shared statistics.
+ * Sockets are used non-blocking; the task sleeps in poll() when it has
+ * nothing to do.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/rds.h>
+
+#include "lib/sock.h"
+#include "lib/util.h"
+#include "stress/msg.h"
+#include "stress/rdma.h"
+#include "stress/task.h"
+
+/* An ack we owe but could not send yet. */
+struct pending {
+	uint16_t	peer;		/* peer task index */
+	uint16_t	req_task;
+	uint8_t		rdma_op;
+	uint32_t	slot, rdma_len;
+	uint64_t	seq, ts, rdma_addr, cookie;
+};
+
+struct task {
+	const struct stress_opts	*o;
+	struct stress_shared		*sh;
+	struct task_stats		*st;
+	unsigned int			idx;
+	int				fd;
+	struct rds_ep			peer;
+	uint16_t			peer_base;
+	int				send_requests;
+	uint64_t			seq;
+	uint32_t			inflight, next_peer;
+	uint8_t				*tx, *rx;
+	size_t				rx_size;
+	struct pending			*acks;		/* ring */
+	uint32_t			ack_cap, ack_head, ack_count;
+	uint32_t			*free_slots, nfree;
+	struct rdma_state		rdma;
+};
+
+static void __attribute__((noreturn, format(printf, 3, 4)))
+task_fail(struct task *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->st->msg, sizeof(t->st->msg), fmt, ap);
+	va_end(ap);
+	if (err && n >= 0 && (size_t)n < sizeof(t->st->msg))
+		snprintf(t->st->msg + n, sizeof(t->st->msg) - n, ": %s", strerror(err));
+	t->st->err = err;
+	__atomic_store_n(&t->st->state, TASK_FAILED, __ATOMIC_RELEASE);
+	_exit(1);
+}
+
+static void *xcalloc(struct task *t, size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		task_fail(t, ENOMEM, "task %u: allocating %zu x %zu bytes", t->idx, n, size);
+	return p;
+}
+
+/* Would-block conditions: retry later rather than fail. */
+static int transient(int err)
+{
+	return err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS ||
+	       err == EINTR || err == ENOMEM;
+}
+
+static void task_setup(struct task *t, const struct task_plan *p)
+{
+	const struct stress_opts *o = p->o;
+	char a[RDS_EP_STRLEN];
+	size_t big = o->req_size > o->ack_size ? o->req_size : o->ack_size;
+	int rc, bufsz;
+	uint32_t i;
+
+	t->fd = rds_open();
+	if (o->transport >= 0 &&
+	    setsockopt(t->fd, SOL_RDS, SO_RDS_TRANSPORT, &o->transport, sizeof(o->transport)))
+		task_fail(t, errno, "setsockopt(SO_RDS_TRANSPORT, %s)",
+			  rds_transport_name(o->transport));
+	/* Room for everything that can be in flight to or from this socket. */
+	bufsz = (int)((o->depth + (uint64_t)o->tasks * o->depth) * (big + 256) * 2);
+	if (bufsz < 0 || bufsz > (64 << 20))
+		bufsz = 64 << 20;
+	rds_set_bufs(t->fd, bufsz);
+	if (o->flags & SF_CONG_MON) {
+		uint64_t mask = ~0ull;
+
+		if (setsockopt(t->fd, SOL_RDS, RDS_CONG_MONITOR, &mask, sizeof(mask)))
+			task_fail(t, errno, "setsockopt(RDS_CONG_MONITOR)");
+	}
+	rc = rds_bind(t->fd, &p->local);
+	t->st->unsupported = rds_bind_unsupported(rc);
+	if (rc)
+		task_fail(t, -rc, "task %u: bind(%s)%s", t->idx, rds_ep_str(&p->local, a),
+			  rds_bind_unsupported(rc) ? " (this RDS cannot carry data)" : "");
+
+	/* The type of service belongs to the bound socket's transport. */
+	if (o->tos) {
+		rds_tos_t tos = o->tos;
+
+		if (ioctl(t->fd, SIOCRDSSETTOS, &tos)) {
+			t->st->unsupported = errno == ENOTTY || errno == EOPNOTSUPP;
+			task_fail(t, errno, "task %u: type of service -Q %u%s: ioctl(SIOCRDSSETTOS)",
+				  t->idx, o->tos, t->st->unsupported ?
+				  " not supported by this transport" : "");
+		}
+	}
+
+	t->tx = xcalloc(t, big, 1);
+	t->rx_size = big + 64;
+	t->rx = xcalloc(t, t->rx_size, 1);
+	t->ack_cap = o->tasks * o->depth + 1;
+	t->acks = xcalloc(t, t->ack_cap, sizeof(*t->acks));
+	t->free_slots = xcalloc(t, o->depth, sizeof(uint32_t));
+	for (i = 0; i < o->depth; i++)
+		t->free_slots[t->nfree++] = o->depth - 1 - i;
+	if (o->rdma_size) {
+		char why[160];
+
+		rc = rdma_setup(&t->rdma, t->fd, o, t->ack_cap, why, sizeof(why));
+		t->st->unsupported = rc != -ENOMEM;
+		if (rc)
+			task_fail(t, 0, "task %u: %s", t->idx, why);
+	}
+}
+
+/* sendmsg() with timing: 1 sent, 0 would block, -errno failed. */
+static int task_send(struct task *t, uint16_t peer, size_t len,
+		     void *ctl, size_t ctl_len)
+{
+	struct rds_ep to = t->peer;
+	struct iovec iov = { t->tx, len };
+	struct msghdr msg = {
+		.msg_name = &to.ss, .msg_namelen = to.len,
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl_len ? ctl : NULL, .msg_controllen = ctl_len,
+	};
+	uint64_t t0;
+	ssize_t rc;
+
+	rds_ep_set_port(&to, t->peer_base + peer);
+	t0 = now_ns();
+	rc = sendmsg(t->fd, &msg, MSG_DONTWAIT);
+	t->st->tx_ns += now_ns() - t0;
+	t->st->tx_calls++;
+	if (rc < 0)
+		return transient(errno) ? 0 : -errno;
+	t->st->tx++;
+	t->st->tx_bytes += len;
+	return 1;
+}
+
+static void fill_hdr(struct task *t, uint8_t type, size_t len, uint64_t seq)
+{
+	struct stress_hdr *h = (struct stress_hdr *)t->tx;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = htobe32(STRESS_MSG_MAGIC);
+	h->type = type;
+	h->task = htobe16(t->idx);
+	h->len = htobe32(len);
+	h->seq = htobe64(seq);
+	if (t->o->flags & SF_VERIFY)
+		stress_fill(t->tx, sizeof(*h), len, t->idx, seq);
+}
+
+static int send_request(struct task *t)
+{
+	const struct stress_opts *o = t->o;
+	struct stress_hdr *h = (struct stress_hdr *)t->tx;
+	uint16_t peer = t->next_peer % o->tasks;
+	uint32_t slot = t->free_slots[t->nfree - 1];
+	uint64_t seq = t->seq + 1;
+	char ctl[CMSG_SPACE(sizeof(struct rds_get_mr_args))];
+	size_t ctl_len = 0;
+	int rc;
+
+	fill_hdr(t, MSG_REQ, o->req_size, seq);
+	h->slot = htobe32(slot);
+	h->ts = htobe64(now_ns());
+	if (o->rdma_size) {
+		rc = rdma_prepare_request(&t->rdma, slot, t->idx, seq, h, ctl, &ctl_len);
+		if (rc == -ENODEV)
+			goto plain;
+		if (rc)
+			task_fail(t, -rc, "task %u: registering RDMA memory", t->idx);
+	}
+	rc = task_send(t, peer, o->req_size, ctl, ctl_len);
+	if (rc == -ENODEV && ctl_len) {
+		rdma_request_unsent(&t->rdma, slot);
+		goto plain;
+	}
+	if (rc <= 0) {
+		if (o->rdma_size)
+			rdma_request_unsent(&t->rdma, slot);
+		return rc;
+	}
+	goto sent;
+plain:
+	/* No device for our address yet: a plain request sets up the
+	 * connection, later ones carry RDMA. */
+	t->st->rdma_deferred++;
+	h->rdma_op = RDMA_OP_NONE;
+	h->rdma_cookie = 0;
+	h->rdma_len = 0;
+	rc = task_send(t, peer, o->req_size, NULL, 0);
+	if (rc <= 0)
+		return rc;
+sent:
+	t->seq = seq;
+	t->nfree--;
+	t->inflight++;
+	t->next_peer++;
+	return 1;
+}
+
+static int send_ack(struct task *t, const struct pending *pa)
+{
+	struct stress_hdr *h = (struct stress_hdr *)t->tx;
+	char ctl[CMSG_SPACE(sizeof(struct rds_rdma_args))];
+	size_t ctl_len = 0;
+	int rc;
+
+	fill_hdr(t, MSG_ACK, t->o->ack_size, pa->seq);
+	h->slot = htobe32(pa->slot);
+	h->ts = htobe64(pa->ts);
+	h->rdma_op = pa->rdma_op;
+	if (pa->rdma_op)
+		rdma_prepare_ack(&t->rdma, t->ack_head, pa->rdma_op, pa->req_task,
+				 pa->seq, pa->rdma_addr, pa->rdma_len, pa->cookie,
+				 ctl, &ctl_len);
+	rc = task_send(t, pa->peer, t->o->ack_size, ctl, ctl_len);
+	if (rc > 0 && pa->rdma_op) {
+		if (pa->rdma_op == RDMA_OP_WRITE)
+			t->st->rdma_out += pa->rdma_len;
+		else
+			t->st->rdma_in += pa->rdma_len;
+	}
+	return rc;
+}
+
+static void got_request(struct task *t, const struct stress_hdr *h, uint16_t peer,
+			uint64_t cookie)
+{
+	struct pending *pa;
+
+	if (t->ack_count == t->ack_cap)	/* cannot happen: recv stops first */
+		return;
+	pa = &t->acks[(t->ack_head + t->ack_count) % t->ack_cap];
+	pa->peer = peer;
+	pa->req_task = be16toh(h->task);
+	pa->slot = be32toh(h->slot);
+	pa->seq = be64toh(h->seq);
+	pa->ts = be64toh(h->ts);
+	pa->rdma_op = t->o->rdma_size ? h->rdma_op : RDMA_OP_NONE;
+	pa->rdma_addr = be64toh(h->rdma_addr);
+	pa->rdma_len = be32toh(h->rdma_len);
+	pa->cookie = h->rdma_cookie ? be64toh(h->rdma_cookie) : cookie;
+	t->ack_count++;
+}
+
+static void got_ack(struct task *t, const struct stress_hdr *h)
+{
+	uint32_t slot = be32toh(h->slot);
+	uint64_t rtt = now_ns() - be64toh(h->ts), us = rtt / 1000;
+	int b = 0;
+
+	if (slot >= t->o->depth || !t->inflight) {
+		t->st->verify_errors++;
+		return;
+	}
+	t->st->rtt_ns += rtt;
+	t->st->rtt_n++;
+	while (us > 1 && b < HIST_BUCKETS - 1) {
+		us >>= 1;
+		b++;
+	}
+	t->st->hist[b]++;
+	if (t->o->rdma_size)
+		t->st->verify_errors += rdma_complete_request(&t->rdma, slot, t->idx,
+						be64toh(h->seq), h->rdma_op,
+						t->o->flags & SF_VERIFY);
+	t->free_slots[t->nfree++] = slot;
+	t->inflight--;
+}
+
+/* Receive one message: 1 done, 0 nothing there, -errno failed. */
+static int recv_one(struct task *t)
+{
+	char ctl[512];
+	struct sockaddr_storage from;
+	struct iovec iov = { t->rx, t->rx_size };
+	struct msghdr msg = {
+		.msg_name = &from, .msg_namelen = sizeof(from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	const struct stress_hdr *h = (const struct stress_hdr *)t->rx;
+	struct rds_ep src;
+	struct cmsghdr *c;
+	uint64_t cookie = 0;
+	int peer, ctl_only = 0;
+	ssize_t n;
+
+	n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
+	if (n < 0)
+		return transient(errno) ? 0 : -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_RDS)
+			continue;
+		switch (c->cmsg_type) {
+		case RDS_CMSG_RDMA_DEST:
+			memcpy(&cookie, CMSG_DATA(c), sizeof(cookie));
+			break;
+		case RDS_CMSG_CONG_UPDATE:
+			t->st->cong_updates++;
+			ctl_only = 1;
+			break;
+		case RDS_CMSG_RDMA_STATUS: {
+			struct rds_rdma_notify nt;
+
+			memcpy(&nt, CMSG_DATA(c), sizeof(nt));
+			if (nt.status)
+				t->st->rdma_errors++;
+			ctl_only = 1;
+			break;
+		}
+		}
+	}
+	if (ctl_only && n == 0)
+		return 1;
+	t->st->rx++;
+	t->st->rx_bytes += n;
+	memcpy(&src.ss, &from, sizeof(from));
+	src.len = msg.msg_namelen;
+	peer = (int)rds_ep_port(&src) - t->peer_base;
+	if ((size_t)n < sizeof(*h) || (msg.msg_flags & MSG_TRUNC) ||
+	    be32toh(h->magic) != STRESS_MSG_MAGIC || be32toh(h->len) != (size_t)n ||
+	    peer < 0 || peer >= (int)t->o->tasks || be16toh(h->task) != peer) {
+		t->st->verify_errors++;
+		return 1;
+	}
+	if (t->o->flags & SF_VERIFY)
+		t->st->verify_errors += !!stress_check_fill(t->rx, sizeof(*h), n, peer,
+							    be64toh(h->seq));
+	if (h->type == MSG_REQ)
+		got_request(t, h, peer, cookie);
+	else if (h->type == MSG_ACK)
+		got_ack(t, h);
+	else
+		t->st->verify_errors++;
+	return 1;
+}
+
+static void task_loop(struct task *t)
+{
+	while (!t->sh->stop) {
+		int progress = 0, blocked = 0, rc, budget;
+		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+
+		while (t->ack_count) {
+			rc = send_ack(t, &t->acks[t->ack_head]);
+			if (rc < 0)
+				task_fail(t, -rc, "task %u: sending an ack", t->idx);
+			if (!rc) {
+				blocked = 1;
+				break;
+			}
+			t->ack_head = (t->ack_head + 1) % t->ack_cap;
+			t->ack_count--;
+			progress++;
+		}
+		while (t->send_requests && !blocked && t->inflight < t->o->depth) {
+			rc = send_request(t);
+			if (rc < 0)
+				task_fail(t, -rc, "task %u: sending a request", t->idx);
+			if (!rc)
+				blocked = 1;
+			else
+				progress++;
+		}
+		for (budget = 64; budget && t->ack_count < t->ack_cap; budget--) {
+			rc = recv_one(t);
+			if (rc < 0)
+				task_fail(t, -rc, "task %u: receiving", t->idx);
+			if (!rc)
+				break;
+			progress++;
+		}
+		if (!progress && poll(&pfd, 1, blocked ? 1 : 50) < 0 && errno != EINTR)
+			task_fail(t, errno, "task %u: poll", t->idx);
+	}
+}
+
+void task_main(const struct task_plan *p)
+{
+	struct task t = {
+		.o = p->o, .sh = p->sh, .st = &p->sh->task[p->idx], .idx = p->idx,
+		.peer = p->peer, .peer_base = p->peer_base,
+		.send_requests = p->send_requests,
+	};
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	task_setup(&t, p);
+	__atomic_store_n(&t.st->state, TASK_READY, __ATOMIC_RELEASE);
+	while (!t.sh->go && !t.sh->stop)
+		usleep(1000);
+	task_loop(&t);
+	/* Registrations and the socket go with the process. */
+	__atomic_store_n(&t.st->state, TASK_DONE, __ATOMIC_RELEASE);
+	_exit(0);
+}
