@@ -297,6 +297,8 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	rs->rs_conn_port = 0;
 	rs->rs_transport = NULL;
 	rs->rs_loop_transport = NULL;
+	rs->rs_cong_map = NULL;
+	rs->rs_conn = NULL;
 	rds_obj_inc(RDS_OBJ_SOCK);
 
 	spin_lock_bh(&rn->sock_lock);

@@ -9,21 +9,34 @@
 
 #include "rds_core.h"
 
+/* Payloads up to this size live in the message's own allocation. */
+#define RDS_MSG_INLINE_MAX	(PAGE_SIZE / 2)
+
 /**
  * rds_message_alloc - a message with room for @len payload bytes
  * @len: payload length (at most RDS_MAX_MSG_SIZE)
  * @gfp: allocation flags
  *
+ * Small payloads share one allocation with the message; larger ones get
+ * a page per RDS_FRAG_SIZE, ready for DMA mapping.
+ *
  * Return: the message with one reference, or NULL.
  */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 {
-	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	bool inline_data = len <= RDS_MSG_INLINE_MAX;
+	unsigned int nents = inline_data ? !!len : DIV_ROUND_UP(len, PAGE_SIZE);
 	struct rds_message *rm;
+	unsigned int i;
+	size_t size;
 
-	rm = kzalloc(sizeof(*rm), gfp);
+	size = struct_size(rm, m_sg, nents);
+	if (inline_data)
+		size += len;
+	rm = kmalloc(size, gfp);
 	if (!rm)
 		return NULL;
+	memset(rm, 0, sizeof(*rm));
 	refcount_set(&rm->m_refcount, 1);
 	INIT_LIST_HEAD(&rm->m_sock_item);
 	INIT_LIST_HEAD(&rm->m_conn_item);
@@ -34,10 +47,12 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	if (!nents)
 		return rm;
 
-	rm->m_sg = kcalloc(nents, sizeof(*rm->m_sg), gfp);
-	if (!rm->m_sg)
-		goto err;
 	sg_init_table(rm->m_sg, nents);
+	if (inline_data) {
+		sg_set_buf(&rm->m_sg[0], &rm->m_sg[1], len);
+		rm->m_nents = 1;
+		return rm;
+	}
 	for (i = 0; i < nents; i++) {
 		struct page *page = alloc_page(gfp);
 
@@ -59,9 +74,9 @@ static void rds_message_free(struct rds_message *rm)
 
 	WARN_ON_ONCE(!list_empty(&rm->m_sock_item));
 	WARN_ON_ONCE(!list_empty(&rm->m_conn_item));
-	for (i = 0; i < rm->m_nents; i++)
-		__free_page(sg_page(&rm->m_sg[i]));
-	kfree(rm->m_sg);
+	if (rm->m_len > RDS_MSG_INLINE_MAX)
+		for (i = 0; i < rm->m_nents; i++)
+			__free_page(sg_page(&rm->m_sg[i]));
 	kfree(rm);
 	rds_obj_dec(RDS_OBJ_MESSAGE);
 }
@@ -93,8 +108,8 @@ int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from)
 	for (i = 0; i < rm->m_nents; i++) {
 		struct scatterlist *sg = &rm->m_sg[i];
 
-		if (copy_page_from_iter(sg_page(sg), 0, sg->length, from) !=
-		    sg->length)
+		if (copy_page_from_iter(sg_page(sg), sg->offset, sg->length,
+					from) != sg->length)
 			return -EFAULT;
 	}
 	return 0;
@@ -116,7 +131,7 @@ int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to)
 		struct scatterlist *sg = &rm->m_sg[i];
 		size_t want = min_t(size_t, sg->length, iov_iter_count(to));
 
-		if (copy_page_to_iter(sg_page(sg), 0, want, to) != want)
+		if (copy_page_to_iter(sg_page(sg), sg->offset, want, to) != want)
 			return -EFAULT;
 		copied += want;
 	}

@@ -97,6 +97,8 @@ static inline struct rds_net *rds_net(struct net *net)
  * @rs_conn_port: default destination port
  * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
  * @rs_cong_map: congestion map of the bound address
+ * @rs_conn: connection of the last send; valid while the socket lives,
+ *	since the socket pins the transports whose connections it uses
  * @rs_loop_transport: loopback transport pinned for local peers of a
  *	transport that prefers loopback
  * @rs_item: on rds_net->sock_list
@@ -126,6 +128,7 @@ struct rds_sock {
 	const struct rds_transport *rs_transport;
 	const struct rds_transport *rs_loop_transport;
 	struct rds_cong_map	*rs_cong_map;
+	struct rds_connection	*rs_conn;
 	struct list_head	rs_item;
 
 	spinlock_t		rs_lock;	/* the fields below */

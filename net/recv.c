@@ -65,7 +65,8 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
 		inc->i_rx_tstamp = ktime_get_real();
-	inc->i_rx_lat[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
+	if (rs->rs_rx_traces)
+		inc->i_rx_lat[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
 	rds_inc_get(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += len;

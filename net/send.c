@@ -17,18 +17,27 @@
 
 #include "rds_core.h"
 
-/* Take @rm off its socket's send list; returns the socket to wake. */
-static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm)
+/* Take @rm off its socket's send list. Returns the socket, whose
+ * reference the caller now owns, and sets @wake when the send budget
+ * went from full to open (only then can a sender or poller be waiting).
+ */
+static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
+					     bool *wake)
 {
 	struct rds_sock *rs;
+	size_t budget;
 
+	*wake = false;
 	spin_lock_bh(&rm->m_rs_lock);
 	rs = rm->m_rs;
 	if (rs) {
+		budget = rds_sk_sndbuf(rs);
 		spin_lock(&rs->rs_lock);
 		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
 			list_del_init(&rm->m_sock_item);
+			*wake = rs->rs_snd_bytes >= budget;
 			rs->rs_snd_bytes -= rm->m_len;
+			*wake &= rs->rs_snd_bytes < budget;
 			rds_message_put(rm);	/* the socket list's */
 		}
 		spin_unlock(&rs->rs_lock);
@@ -43,12 +52,14 @@ static void rds_send_retire(struct list_head *list)
 {
 	struct rds_message *rm, *tmp;
 	struct rds_sock *rs;
+	bool wake;
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
-		rs = rds_send_unlink_sock(rm);
+		rs = rds_send_unlink_sock(rm, &wake);
 		if (rs) {
-			rds_wake_sk(rs);
+			if (wake)
+				rds_wake_sk(rs);
 			sock_put(rds_rs_to_sk(rs));
 		}
 		rds_message_put(rm);	/* the connection list's */
@@ -401,13 +412,22 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 	struct net *net = rds_sock_net(rs);
 	struct rds_connection *conn;
 
+	/* Most sends go where the last one went. */
+	conn = READ_ONCE(rs->rs_conn);
+	if (conn && ipv6_addr_equal(&conn->c_faddr, daddr) &&
+	    conn->c_tos == rs->rs_tos && conn->c_dev_if == scope_id)
+		return conn;
+
 	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr, trans,
 			       rs->rs_tos, scope_id, GFP_KERNEL);
 	if (IS_ERR(conn))
 		return conn;
 	if (!conn->c_loopback || !trans->prefer_loopback) {
 		/* A transport still without its engine serves local peers only. */
-		return trans->xmit ? conn : ERR_PTR(-ENETUNREACH);
+		if (!trans->xmit)
+			return ERR_PTR(-ENETUNREACH);
+		WRITE_ONCE(rs->rs_conn, conn);
+		return conn;
 	}
 
 	/* A local peer of a transport that prefers loopback: use loop. */
@@ -420,9 +440,12 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 		if (cmpxchg(&rs->rs_loop_transport, NULL, loop))
 			rds_trans_put(loop);
 	}
-	return rds_conn_create(net, &rs->rs_bound.addr, daddr,
+	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr,
 			       rs->rs_loop_transport, rs->rs_tos, scope_id,
 			       GFP_KERNEL);
+	if (!IS_ERR(conn))
+		WRITE_ONCE(rs->rs_conn, conn);
+	return conn;
 }
 
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)

@@ -10,16 +10,10 @@
  * skips them and lets one socket queue without bound).
  */
 #include <linux/module.h>
-#include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
 #include <net/rds/transport.h>
-
-struct rds_loop_incoming {
-	struct rds_incoming	inc;
-	struct rds_message	*rm;
-};
 
 static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 				__u32 scope_id)
@@ -30,20 +24,17 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 	return -EADDRNOTAVAIL;
 }
 
+/* The message is its own incoming; the incoming holds a message reference. */
 static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 {
-	struct rds_loop_incoming *li;
+	struct rds_incoming *inc = &rm->m_inc;
 
-	li = kmalloc(sizeof(*li), GFP_KERNEL);
-	if (!li)
-		return -ENOMEM;
-	rds_inc_init(&li->inc, conn, &conn->c_laddr, &conn->c_faddr);
-	li->inc.i_hdr = rm->m_hdr;
+	rds_inc_init(inc, conn, &conn->c_laddr, &conn->c_faddr);
+	inc->i_hdr = rm->m_hdr;
 	rds_message_get(rm);
-	li->rm = rm;
 
-	rds_recv_incoming(conn, &li->inc);
-	rds_inc_put(&li->inc);
+	rds_recv_incoming(conn, inc);
+	rds_inc_put(inc);
 	rds_send_drop_acked(conn, be64_to_cpu(rm->m_hdr.h_sequence));
 	return 0;
 }
@@ -51,19 +42,13 @@ static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 static int rds_loop_inc_copy_to_user(struct rds_incoming *inc,
 				     struct iov_iter *to)
 {
-	struct rds_loop_incoming *li = container_of(inc, struct rds_loop_incoming,
-						    inc);
-
-	return rds_message_copy_to_user(li->rm, to);
+	return rds_message_copy_to_user(container_of(inc, struct rds_message,
+						     m_inc), to);
 }
 
 static void rds_loop_inc_free(struct rds_incoming *inc)
 {
-	struct rds_loop_incoming *li = container_of(inc, struct rds_loop_incoming,
-						    inc);
-
-	rds_message_put(li->rm);
-	kfree(li);
+	rds_message_put(container_of(inc, struct rds_message, m_inc));
 }
 
 static const struct rds_transport rds_loop_transport = {

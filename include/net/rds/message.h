@@ -18,52 +18,6 @@
 struct rds_connection;
 struct rds_sock;
 
-/* rds_message.m_flags bits */
-enum {
-	RDS_MSG_ON_SOCK,	/* on its socket's send list */
-	RDS_MSG_ON_CONN,	/* on its connection's send or retransmit list */
-	RDS_MSG_HAS_ACK_SEQ,	/* m_ack_seq is valid */
-	RDS_MSG_RETRANSMITTED,	/* queued again after a reconnect */
-};
-
-/**
- * struct rds_message - one outgoing message
- * @m_refcount: the socket list, the connection lists and each transport
- *	user hold a reference
- * @m_flags: RDS_MSG_* bits
- * @m_sock_item: on @m_rs's send list; protected by the socket's lock
- * @m_conn_item: on the connection's send or retransmit list; protected by
- *	the connection's c_lock
- * @m_rs: sending socket (a sock reference) until acked or dropped;
- *	protected by @m_rs_lock
- * @m_rs_lock: protects @m_rs and @m_sock_item against ack/drop races
- * @m_conn: connection the message is queued on (set once)
- * @m_daddr: destination address
- * @m_hdr: wire header; h_sequence is set when queued on the connection
- * @m_ack_seq: sequence whose ack retires the message
- * @m_len: payload bytes
- * @m_sg: payload pages (RDS_FRAG_SIZE each but the last), @m_nents of them
- * @m_nents: number of @m_sg entries
- */
-struct rds_message {
-	refcount_t		m_refcount;
-	unsigned long		m_flags;
-	struct list_head	m_sock_item;
-	struct list_head	m_conn_item;
-	spinlock_t		m_rs_lock;	/* m_rs vs. ack/drop */
-	struct rds_sock		*m_rs;
-	struct rds_connection	*m_conn;
-	struct in6_addr		m_daddr;
-	struct rds_header	m_hdr;
-	u64			m_ack_seq;
-	unsigned int		m_len;
-	unsigned int		m_nents;
-	struct scatterlist	*m_sg;
-};
-
-void rds_message_get(struct rds_message *rm);
-void rds_message_put(struct rds_message *rm);
-
 /**
  * struct rds_incoming - one received message, owned by its transport
  * @i_refcount: the socket receive queue and each reader hold a reference
@@ -89,6 +43,56 @@ struct rds_incoming {
 	ktime_t			i_rx_tstamp;
 	u64			i_rx_lat[4];
 };
+
+/* rds_message.m_flags bits */
+enum {
+	RDS_MSG_ON_SOCK,	/* on its socket's send list */
+	RDS_MSG_ON_CONN,	/* on its connection's send or retransmit list */
+	RDS_MSG_HAS_ACK_SEQ,	/* m_ack_seq is valid */
+	RDS_MSG_RETRANSMITTED,	/* queued again after a reconnect */
+};
+
+/**
+ * struct rds_message - one outgoing message
+ * @m_refcount: the socket list, the connection lists and each transport
+ *	user hold a reference
+ * @m_flags: RDS_MSG_* bits
+ * @m_sock_item: on @m_rs's send list; protected by the socket's lock
+ * @m_conn_item: on the connection's send or retransmit list; protected by
+ *	the connection's c_lock
+ * @m_rs: sending socket (a sock reference) until acked or dropped;
+ *	protected by @m_rs_lock
+ * @m_rs_lock: protects @m_rs and @m_sock_item against ack/drop races
+ * @m_conn: connection the message is queued on (set once)
+ * @m_daddr: destination address
+ * @m_hdr: wire header; h_sequence is set when queued on the connection
+ * @m_ack_seq: sequence whose ack retires the message
+ * @m_len: payload bytes
+ * @m_inc: the message seen as received, for transports that deliver the
+ *	sender's own object (loopback); unused by others
+ * @m_nents: number of @m_sg entries
+ * @m_sg: the payload: one entry pointing into this allocation for small
+ *	messages, else one page per entry (RDS_FRAG_SIZE each but the last)
+ */
+struct rds_message {
+	refcount_t		m_refcount;
+	unsigned long		m_flags;
+	struct list_head	m_sock_item;
+	struct list_head	m_conn_item;
+	spinlock_t		m_rs_lock;	/* m_rs vs. ack/drop */
+	struct rds_sock		*m_rs;
+	struct rds_connection	*m_conn;
+	struct in6_addr		m_daddr;
+	struct rds_header	m_hdr;
+	u64			m_ack_seq;
+	unsigned int		m_len;
+	struct rds_incoming	m_inc;
+	unsigned int		m_nents;
+	struct scatterlist	m_sg[];
+};
+
+void rds_message_get(struct rds_message *rm);
+void rds_message_put(struct rds_message *rm);
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr, const struct in6_addr *daddr);
