@@ -91,9 +91,10 @@ RDS_TEST(bad_lengths)
 
 	RDS_EXPECT_ERRNO(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len),
 			 EINVAL);
+	/* An unmapped buffer: upstream fails to pin it and says EAGAIN. */
 	len = 16;
 	RDS_EXPECT_ERRNO(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL,
-				    &len), EFAULT);
+				    &len), EAGAIN);
 	close(fd);
 }
 
