@@ -47,6 +47,13 @@ static void setup(struct cong *c, int tcp)
 	RDS_EXPECT_OK(getsockname(c->r, &c->ra.sa, &c->ra.len));
 	c->s = rds_bound("127.0.0.1", 0, &c->sa);
 	c->queued = 0;
+	/*
+	 * Bring the connection up first: until it is, messages wait on the
+	 * send queue (bounded by sndbuf) and arrive in one burst.
+	 */
+	rds_send(c->s, &c->ra, "up", 2, 0);
+	RDS_EXPECT(rds_recv(c->r, (char[8]){ 0 }, 8, 0, NULL, NULL, 5000) ==
+		   2);
 }
 
 /* Nonblocking sends of MSZ bytes until ENOBUFS. */
