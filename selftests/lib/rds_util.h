@@ -180,31 +180,59 @@ static inline void rds_send(int fd, const struct rds_addr *to,
 		RDS_FAIL("sendto returned %zd, expected %zu", r, len);
 }
 
+static inline long long rds_now_ms(void);
+
 /*
  * Receive one message into @buf (@cap bytes), waiting at most @ms
- * milliseconds; returns recvmsg's value and fills *from, *mflags.
+ * milliseconds (ms < 0: just call recvmsg with @flags); returns
+ * recvmsg's value and fills *from, *mflags.
+ *
+ * Waiting is poll + a nonblocking recvmsg, retried: upstream's poll may
+ * report POLLIN once with nothing queued (after a congestion map change
+ * anywhere), so POLLIN alone does not promise a message.
  */
 static inline ssize_t rds_recv(int fd, void *buf, size_t cap, int flags,
 			       struct rds_addr *from, int *mflags, int ms)
 {
 	struct rds_addr a;
 	struct iovec iov = { .iov_base = buf, .iov_len = cap };
-	struct msghdr m = {
-		.msg_name = &a.ss, .msg_namelen = sizeof(a.ss),
-		.msg_iov = &iov, .msg_iovlen = 1,
-	};
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct msghdr m;
+	long long end = rds_now_ms() + (ms > 0 ? ms : 0);
 	ssize_t r;
 
-	memset(&a, 0, sizeof(a));
-	if (ms >= 0 && !(flags & MSG_DONTWAIT)) {
-		r = poll(&p, 1, ms);
-		if (r < 0)
-			RDS_FAIL("poll: %s", strerror(errno));
-		if (r == 0)
+	for (;;) {
+		memset(&a, 0, sizeof(a));
+		memset(&m, 0, sizeof(m));
+		m.msg_name = &a.ss;
+		m.msg_namelen = sizeof(a.ss);
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		if (ms < 0) {
+			r = recvmsg(fd, &m, flags);
+			break;
+		}
+		r = recvmsg(fd, &m, flags | MSG_DONTWAIT);
+		if (r >= 0 || errno != EAGAIN)
+			break;
+		if (rds_now_ms() >= end)
 			RDS_FAIL("nothing to receive within %d ms", ms);
+		{
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			long long left = end - rds_now_ms();
+
+			if (poll(&p, 1, left > 0 ? (int)left : 0) < 0)
+				RDS_FAIL("poll: %s", strerror(errno));
+			if (!p.revents)
+				continue;	/* timed out: one last try */
+			/* spurious POLLIN: don't spin */
+			if (recv(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+			    errno == EAGAIN) {
+				struct timespec ts = { 0, 5000000 };
+
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
-	r = recvmsg(fd, &m, flags);
 	if (r < 0)
 		RDS_FAIL("recvmsg: %s", strerror(errno));
 	a.len = m.msg_namelen;
@@ -215,12 +243,29 @@ static inline ssize_t rds_recv(int fd, void *buf, size_t cap, int flags,
 	return r;
 }
 
-/* Wait until @fd has something to read; false on timeout. */
+/*
+ * Wait until @fd has a message queued; false on timeout.  A zero-length
+ * MSG_PEEK tells a real message from a spurious POLLIN.
+ */
 static inline int rds_wait_readable(int fd, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long long end = rds_now_ms() + ms;
 
-	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long long left = end - rds_now_ms();
+
+		if (recv(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT) >= 0)
+			return 1;
+		if (left <= 0)
+			return 0;
+		if (poll(&p, 1, (int)left) == 1 &&
+		    recv(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT) < 0) {
+			struct timespec ts = { 0, 5000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 }
 
 static inline long long rds_now_ms(void)
