@@ -137,6 +137,7 @@ RDS_TEST(no_delivery_across_netns)
 		RDS_EXPECT(!rds_wait_readable(inner, 1500));
 		_exit(0);
 	}
+	close(p[1]);	/* EOF, not a hang, if the child fails early */
 	RDS_EXPECT(read(p[0], &ia, sizeof(ia)) == sizeof(ia));
 	outer_s = rds_bound("127.0.0.1", 0, NULL);
 	/* The port is unbound here: the message is dropped here. */
@@ -267,10 +268,11 @@ RDS_TEST(netns_socket_outlives_its_creator)
 	char buf[8];
 	pid_t pid;
 
-	RDS_EXPECT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	RDS_EXPECT_OK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
 	pid = fork();
 	if (pid == 0)
 		busy_netns_then_exit(sv[1]);
+	close(sv[1]);	/* EOF, not a hang, if the child fails early */
 	RDS_EXPECT(recvmsg(sv[0], &m, 0) == 1);
 	RDS_EXPECT(waitpid(pid, &st, 0) == pid);
 	RDS_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
