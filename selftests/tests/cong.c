@@ -27,9 +27,9 @@ struct cong {
 	int queued;		/* bytes queued when ENOBUFS came */
 };
 
-static void setup(struct cong *c, int tcp)
+static void setup_on(struct cong *c, int tcp, const char *ip)
 {
-	struct rds_addr a = rds_addr4("127.0.0.1", 0);
+	struct rds_addr a = rds_addr(ip, 0);
 	socklen_t l = sizeof(c->rcvbuf);
 
 	if (!tcp)
@@ -45,7 +45,7 @@ static void setup(struct cong *c, int tcp)
 	RDS_EXPECT_OK(bind(c->r, &a.sa, a.len));
 	c->ra.len = sizeof(c->ra.ss);
 	RDS_EXPECT_OK(getsockname(c->r, &c->ra.sa, &c->ra.len));
-	c->s = rds_bound("127.0.0.1", 0, &c->sa);
+	c->s = rds_bound(ip, 0, &c->sa);
 	c->queued = 0;
 	/*
 	 * Bring the connection up first: until it is, messages wait on the
@@ -54,6 +54,11 @@ static void setup(struct cong *c, int tcp)
 	rds_send(c->s, &c->ra, "up", 2, 0);
 	RDS_EXPECT(rds_recv(c->r, (char[8]){ 0 }, 8, 0, NULL, NULL, 5000) ==
 		   2);
+}
+
+static void setup(struct cong *c, int tcp)
+{
+	setup_on(c, tcp, "127.0.0.1");
 }
 
 /* Nonblocking sends of MSZ bytes until ENOBUFS. */
@@ -135,11 +140,11 @@ static void sends_again(struct cong *c, int ms)
 		   2);
 }
 
-static void t_enobufs(int tcp)
+static void t_enobufs(int tcp, const char *ip)
 {
 	struct cong c;
 
-	setup(&c, tcp);
+	setup_on(&c, tcp, ip);
 	fill(&c);
 	quiesce();
 	/* Still congested: the receiver has not read. */
@@ -148,7 +153,7 @@ static void t_enobufs(int tcp)
 	/* Other ports are not affected. */
 	{
 		struct rds_addr oa;
-		int o = rds_bound("127.0.0.1", 0, &oa);
+		int o = rds_bound(ip, 0, &oa);
 
 		rds_send(c.s, &oa, "o", 1, MSG_DONTWAIT);
 		close(o);
@@ -159,12 +164,22 @@ static void t_enobufs(int tcp)
 
 RDS_TEST(enobufs_when_receiver_full_tcp)
 {
-	t_enobufs(1);
+	t_enobufs(1, "127.0.0.1");
 }
 
 RDS_TEST(enobufs_when_receiver_full_loop)
 {
-	t_enobufs(0);
+	t_enobufs(0, "127.0.0.1");
+}
+
+RDS_TEST(enobufs_when_receiver_full_tcp_ipv6)
+{
+	t_enobufs(1, "::1");
+}
+
+RDS_TEST(enobufs_when_receiver_full_loop_ipv6)
+{
+	t_enobufs(0, "::1");
 }
 
 static int recv_notification(int fd, uint64_t *mask, socklen_t *namelen)
@@ -203,14 +218,14 @@ static void rearm(struct cong *c)
 				c->ra.len), ENOBUFS);
 }
 
-static void t_monitor(int tcp)
+static void t_monitor(int tcp, const char *ip)
 {
 	struct cong c;
 	uint64_t mask = 0;
 	socklen_t nl;
 	struct pollfd p;
 
-	setup(&c, tcp);
+	setup_on(&c, tcp, ip);
 	rds_set_int(c.s, SOL_RDS, RDS_CONG_MONITOR, 1);
 	fill(&c);
 	rearm(&c);
@@ -236,12 +251,22 @@ static void t_monitor(int tcp)
 
 RDS_TEST(cong_monitor_reports_uncongestion_tcp)
 {
-	t_monitor(1);
+	t_monitor(1, "127.0.0.1");
 }
 
 RDS_TEST(cong_monitor_reports_uncongestion_loop)
 {
-	t_monitor(0);
+	t_monitor(0, "127.0.0.1");
+}
+
+RDS_TEST(cong_monitor_reports_uncongestion_tcp_ipv6)
+{
+	t_monitor(1, "::1");
+}
+
+RDS_TEST(cong_monitor_reports_uncongestion_loop_ipv6)
+{
+	t_monitor(0, "::1");
 }
 
 static void t_notify_first(int tcp)
