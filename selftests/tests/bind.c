@@ -215,19 +215,19 @@ RDS_TEST(link_local_needs_scope_id)
 /* eth0's own link-local address (with its ifindex as scope) binds. */
 RDS_TEST(link_local_with_scope_id_binds)
 {
-	struct ifaddrs *ifa, *i;
+	struct ifaddrs *ifa, *it;
 	struct rds_addr a, got;
-	int fd, found = 0;
+	int fd, found = 0, i;
 	unsigned int idx = if_nametoindex("eth0");
 
 	if (!idx)
 		rds_test_skip("no eth0 in this machine");
 	RDS_EXPECT_OK(getifaddrs(&ifa));
-	for (i = ifa; i; i = i->ifa_next) {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)i->ifa_addr;
+	for (it = ifa; it; it = it->ifa_next) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)it->ifa_addr;
 
 		if (!s || s->sin6_family != AF_INET6 ||
-		    strcmp(i->ifa_name, "eth0") ||
+		    strcmp(it->ifa_name, "eth0") ||
 		    !IN6_IS_ADDR_LINKLOCAL(&s->sin6_addr))
 			continue;
 		memset(&a, 0, sizeof(a));
@@ -241,7 +241,13 @@ RDS_TEST(link_local_with_scope_id_binds)
 	if (!found)
 		rds_test_skip("eth0 has no link-local address");
 	fd = rds_socket();
-	RDS_EXPECT_OK(bind(fd, &a.sa, a.len));
+	/* Early after boot the address may still be tentative (DAD). */
+	for (i = 0; bind(fd, &a.sa, a.len); i++) {
+		if (errno != EADDRNOTAVAIL || i == 50)
+			RDS_FAIL("bind(%s): %s", rds_addr_str(&a),
+				 strerror(errno));
+		rds_sleep_ms(100);
+	}
 	got.len = sizeof(got.ss);
 	RDS_EXPECT_OK(getsockname(fd, &got.sa, &got.len));
 	RDS_EXPECT(got.len == sizeof(struct sockaddr_in6));
