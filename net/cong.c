@@ -99,7 +99,9 @@ static void rds_cong_notify_monitors(struct rds_net *rn, __be16 port)
  * rds_cong_rcvbuf_changed - re-evaluate a socket's congestion bit
  * @rs: a bound socket whose receive queue grew or shrank
  *
- * Congested above half of SO_RCVBUF (as Linux's RDS), on every transport.
+ * As Linux's RDS: congested above half of SO_RCVBUF, uncongested again
+ * below a quarter (the gap keeps the bit from flapping), on every
+ * transport.
  *
  * Context: any; takes rs_lock, so call it without.
  */
@@ -114,7 +116,10 @@ void rds_cong_rcvbuf_changed(struct rds_sock *rs)
 		return;
 
 	spin_lock_bh(&rs->rs_lock);
-	congested = rs->rs_rcv_bytes > rds_sk_rcvbuf(rs);
+	if (rs->rs_congested)
+		congested = rs->rs_rcv_bytes >= rds_sk_rcvbuf(rs) / 2;
+	else
+		congested = rs->rs_rcv_bytes > rds_sk_rcvbuf(rs);
 	changed = congested != rs->rs_congested;
 	if (changed) {
 		rs->rs_congested = congested;

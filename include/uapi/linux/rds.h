@@ -36,7 +36,7 @@
 /* Value 4 was once RDS_BARRIER and must not be reused. */
 /* Enable RDS_CMSG_RDMA_STATUS reports on recvmsg(); argument is an int. */
 #define RDS_RECVERR			5
-/* Install a 64-bit port mask for congestion notifications (see below). */
+/* Enable congestion notifications (see below); argument is an int. */
 #define RDS_CONG_MONITOR		6
 /* Like RDS_GET_MR but for a given peer; struct rds_get_mr_for_dest_args. */
 #define RDS_GET_MR_FOR_DEST		7
@@ -302,10 +302,11 @@ struct rds_cmsg_rx_trace {
  * A peer that runs out of receive space for a port marks that port as
  * congested and tells its neighbours; senders to the port then block or
  * get an error.  By default every congestion map change wakes pollers.
- * Instead, a socket may set RDS_CONG_MONITOR to a __u64 in which bit
- * RDS_CONG_MONITOR_BIT(port) stands for every port with the same residue
- * modulo 64; when any port in the mask becomes uncongested again, an
- * RDS_CMSG_CONG_UPDATE message is queued on the socket.
+ * Instead, a socket may enable RDS_CONG_MONITOR: each port its sends found
+ * congested is remembered as bit RDS_CONG_MONITOR_BIT(port) (a bit stands
+ * for every port with the same residue modulo 64), and when such a port
+ * becomes uncongested an RDS_CMSG_CONG_UPDATE control message carrying the
+ * __u64 of those bits is queued on the socket.
  */
 #define RDS_CONG_MONITOR_SIZE		64
 #define RDS_CONG_MONITOR_BIT(port)	\
