@@ -103,14 +103,69 @@ merge_guest_tap() {
 	done < "$file"
 }
 
-# wants_tools NAME...: does the name filter select the tool tests?
-wants_tools() {
-	local w
-	[ $# = 0 ] && return 0
-	for w in "$@"; do
-		case tools in *"$w"*) return 0 ;; esac
-	done
-	return 1
+# The suite, in one boot with rxe and siw.
+guest_log=$RESULTS/guest.log
+scripts/vm.sh --rdma --out "$RESULTS/guest" -- selftests/run.sh "$@" 2>&1 | tee "$guest_log"
+vmrc=${PIPESTATUS[0]}
+merge_guest_tap "$RESULTS/guest/results.tap" guest
+result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
+
+# The same suite against Linux's in-tree RDS, the reference: every test
+# that states upstream behaviour must pass there too (the ones for what we
+# do better skip there, saying so), and the tools must work with both.
+intree_log=$RESULTS/guest-intree.log
+scripts/vm.sh --intree --rdma --out "$RESULTS/guest-intree" -- \
+	selftests/run.sh "$@" 2>&1 | tee "$intree_log"
+vmrc=${PIPESTATUS[0]}
+merge_guest_tap "$RESULTS/guest-intree/results.tap" "in-tree rds"
+result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
+	"$intree_log"
+
+emit "1..$n"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+step "sparse (make C=2) reports nothing" scripts/sparse.sh
+step "checkpatch --strict clean" scripts/checkpatch.sh
+step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
+step "dkms add/build/remove against $KVER headers" scripts/dkms-check.sh
+
+# The test bed checks itself: a guest command's status comes back, and a
+# kernel splat fails a run whose command succeeded.
+vm_status() {
+	scripts/vm.sh -- 'exit 7'
+	[ $? = 7 ]
+}
+vm_splat() {
+	scripts/vm.sh --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
+	[ $? = 99 ]
+}
+step "runner returns the guest command's exit status" vm_status
+step "runner fails a run whose kernel log has a WARNING" vm_splat
+
+# merge_guest_tap FILE LABEL: fold a guest's TAP stream into ours,
+# renumbered, each description prefixed with LABEL.
+merge_guest_tap() {
+	local file=$1 label=$2 line status rest
+	[ -f "$file" ] || return 0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			status=${line%% [0-9]*}
+			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ - //')
+			if [ "$status" != ok ]; then
+				fail=$((fail + 1))
+			elif [[ "$rest" == *"# SKIP"* ]]; then
+				skip=$((skip + 1))
+			else
+				pass=$((pass + 1))
+			fi
+			echo "$status $n - $label: $rest" >> "$TAP"
+			;;
+		"    "*) echo "$line" >> "$TAP" ;;
+		esac
+	done < "$file"
 }
 
 # The suite, in one boot with rxe and siw.
