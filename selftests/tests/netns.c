@@ -13,23 +13,7 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
-
-/* Move the calling test into a fresh namespace with lo up. */
-static void new_netns(void)
-{
-	struct ifreq ifr;
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		rds_test_skip("unshare(CLONE_NEWNET): %s", strerror(errno));
-	fd = RDS_EXPECT_OK(socket(AF_INET, SOCK_DGRAM, 0));
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	RDS_EXPECT_OK(ioctl(fd, SIOCGIFFLAGS, &ifr));
-	ifr.ifr_flags |= IFF_UP;
-	RDS_EXPECT_OK(ioctl(fd, SIOCSIFFLAGS, &ifr));
-	close(fd);
-}
+#include "../lib/rds_netns.h"
 
 static void exchange(const char *ip)
 {
@@ -48,7 +32,7 @@ static void exchange(const char *ip)
 
 RDS_TEST(loopback_works_in_new_netns)
 {
-	new_netns();
+	rds_new_netns(NULL);
 	exchange("127.0.0.1");
 	exchange("127.0.0.2");
 	exchange("::1");
@@ -69,7 +53,7 @@ RDS_TEST(info_sockets_lists_only_own_netns)
 	struct rds6_info_socket *v6;
 	int seen = 0;
 
-	new_netns();
+	rds_new_netns(NULL);
 	inner = rds_bound("127.0.0.1", 0, NULL);
 	v = rds_info(inner, RDS_INFO_SOCKETS, &nr, &each);
 	RDS_EXPECT(nr == 1);
@@ -100,7 +84,7 @@ RDS_TEST(info_connections_only_own_netns)
 	int r, s, found = 0;
 	char buf[8];
 
-	new_netns();
+	rds_new_netns(NULL);
 	r = rds_bound("127.0.0.78", 0, &ra);
 	s = rds_bound("127.0.0.77", 0, NULL);
 	rds_send(s, &ra, "c", 1, 0);
@@ -130,7 +114,7 @@ RDS_TEST(no_delivery_across_netns)
 	RDS_EXPECT_OK(pipe(p));
 	pid = fork();
 	if (pid == 0) {
-		new_netns();
+		rds_new_netns(NULL);
 		inner = rds_bound("127.0.0.1", 0, &ia);
 		RDS_EXPECT(write(p[1], &ia, sizeof(ia)) == sizeof(ia));
 		/* Nothing arrives from the outer namespace. */
@@ -157,7 +141,7 @@ RDS_TEST(binds_do_not_clash_across_netns)
 
 	RDS_SKIP_IF_INTREE("one bind table for all namespaces");
 	outer = rds_bound("127.0.0.1", 0, &oa);
-	new_netns();
+	rds_new_netns(NULL);
 	inner = rds_socket();
 	ia = oa;
 	RDS_EXPECT_OK(bind(inner, &ia.sa, ia.len));
@@ -177,7 +161,7 @@ RDS_TEST(transport_choice_in_netns)
 {
 	int fd;
 
-	new_netns();
+	rds_new_netns(NULL);
 	fd = rds_socket();
 	/* RDMA transports serve the initial namespace only. */
 	RDS_EXPECT_ERRNO(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT,
@@ -194,7 +178,7 @@ static void busy_netns_then_exit(int keep_fd_pipe)
 	int fds[8], i, j;
 	char buf[2048] = { 1 };
 
-	new_netns();
+	rds_new_netns(NULL);
 	for (i = 0; i < 8; i++) {
 		fds[i] = rds_socket();
 		if (i == 0)

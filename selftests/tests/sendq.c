@@ -15,34 +15,12 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
+#include "../lib/rds_netns.h"
 
 #define MSZ	4096
 #define SNDBUF	16384		/* SO_SNDBUF: RDS allows this many bytes */
 #define PEER	"10.55.0.2"
 #define PPORT	4000
-
-static void netns_with_addr(void)
-{
-	struct ifreq ifr;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr.ifr_addr;
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		rds_test_skip("unshare(CLONE_NEWNET): %s", strerror(errno));
-	fd = RDS_EXPECT_OK(socket(AF_INET, SOCK_DGRAM, 0));
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = inet_addr("10.55.0.1");
-	RDS_EXPECT_OK(ioctl(fd, SIOCSIFADDR, &ifr));
-	/* /32: on lo a prefix would make the whole subnet local. */
-	sin->sin_addr.s_addr = inet_addr("255.255.255.255");
-	RDS_EXPECT_OK(ioctl(fd, SIOCSIFNETMASK, &ifr));
-	RDS_EXPECT_OK(ioctl(fd, SIOCGIFFLAGS, &ifr));
-	ifr.ifr_flags |= IFF_UP;
-	RDS_EXPECT_OK(ioctl(fd, SIOCSIFFLAGS, &ifr));
-	close(fd);
-}
 
 /* A TCP-transport socket on 10.55.0.1 with a SNDBUF-byte send buffer. */
 static int stuck_sender(struct rds_addr *me)
@@ -124,7 +102,7 @@ RDS_TEST(sndbuf_fills_then_eagain)
 	uint64_t full0;
 	int fd;
 
-	netns_with_addr();
+	rds_new_netns("10.55.0.1");
 	fd = stuck_sender(&me);
 	RDS_EXPECT(pollout(fd));
 	full0 = rds_counter("send_queue_full");
@@ -145,7 +123,7 @@ RDS_TEST(sndbuf_overshoot_is_one_message)
 	struct rds_addr me, to = rds_addr4(PEER, PPORT);
 	int fd;
 
-	netns_with_addr();
+	rds_new_netns("10.55.0.1");
 	fd = stuck_sender(&me);
 	/* 0, 5000, 10000, 15000 < 16384: four, 20000 bytes queued. */
 	RDS_EXPECT(fill(fd, &to, 5000) == 4);
@@ -164,7 +142,7 @@ RDS_TEST(connection_listed_as_connecting)
 	struct rds_info_connection *c;
 	int fd, nr, each, i, found = 0;
 
-	netns_with_addr();
+	rds_new_netns("10.55.0.1");
 	fd = stuck_sender(&me);
 	fill(fd, &to, MSZ);
 	c = rds_info(fd, RDS_INFO_CONNECTIONS, &nr, &each);
@@ -188,7 +166,7 @@ RDS_TEST(cancel_sent_to_frees_the_buffer)
 	struct rds_addr wrong_port = rds_addr4(PEER, PPORT + 2);
 	int fd;
 
-	netns_with_addr();
+	rds_new_netns("10.55.0.1");
 	fd = stuck_sender(&me);
 	if (sendto(fd, "o", 1, MSG_DONTWAIT, &other.sa, other.len) != 1) {
 		if (errno == ENETUNREACH && !rds_is_intree())
@@ -217,7 +195,7 @@ RDS_TEST(close_drops_queued_messages)
 	struct rds_addr me, to = rds_addr4(PEER, PPORT);
 	int fd, probe;
 
-	netns_with_addr();
+	rds_new_netns("10.55.0.1");
 	probe = rds_socket();
 	fd = stuck_sender(&me);
 	fill(fd, &to, MSZ);
