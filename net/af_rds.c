@@ -13,7 +13,7 @@
 
 unsigned int rds_net_id __read_mostly;
 struct workqueue_struct *rds_wq;
-atomic_long_t rds_obj_count[RDS_OBJ_MAX];
+DEFINE_PER_CPU(struct rds_obj_counts, rds_obj_counts);
 
 static struct proto rds_proto = {
 	.name		= "RDS",

@@ -96,47 +96,54 @@ static void rds_cong_notify_monitors(struct rds_net *rn, __be16 port)
 }
 
 /**
- * rds_cong_rcvbuf_changed - re-evaluate a socket's congestion bit
- * @rs: a bound socket whose receive queue grew or shrank
+ * rds_cong_update_locked - re-evaluate a socket's congestion bit
+ * @rs: a socket whose receive queue grew or shrank
  *
  * As Linux's RDS: congested above half of SO_RCVBUF, uncongested again
  * below a quarter (the gap keeps the bit from flapping), on every
  * transport.
  *
- * Context: any; takes rs_lock, so call it without.
+ * Context: rs_lock held.
+ * Return: true if the port just became uncongested: the caller must then
+ * call rds_cong_uncongested() once it dropped rs_lock.
  */
-void rds_cong_rcvbuf_changed(struct rds_sock *rs)
+bool rds_cong_update_locked(struct rds_sock *rs)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
 	struct rds_cong_map *map = rs->rs_cong_map;
-	__be16 port = rs->rs_bound.port;
-	bool congested, changed;
+	unsigned int port = be16_to_cpu(rs->rs_bound.port);
+	bool congested;
 
+	lockdep_assert_held(&rs->rs_lock);
 	if (!map)
-		return;
-
-	spin_lock_bh(&rs->rs_lock);
+		return false;
 	if (rs->rs_congested)
 		congested = rs->rs_rcv_bytes >= rds_sk_rcvbuf(rs) / 2;
 	else
 		congested = rs->rs_rcv_bytes > rds_sk_rcvbuf(rs);
-	changed = congested != rs->rs_congested;
-	if (changed) {
-		rs->rs_congested = congested;
-		if (congested)
-			set_bit_le(be16_to_cpu(port), map->m_bits);
-		else
-			clear_bit_le(be16_to_cpu(port), map->m_bits);
-	}
-	spin_unlock_bh(&rs->rs_lock);
+	if (congested == rs->rs_congested)
+		return false;
 
-	if (!changed)
-		return;
-	atomic_inc(&rn->cong_gen);
-	if (!congested) {
-		rds_cong_notify_monitors(rn, port);
-		wake_up_interruptible_all(&rn->cong_waitq);
-	}
+	rs->rs_congested = congested;
+	if (congested)
+		set_bit_le(port, map->m_bits);
+	else
+		clear_bit_le(port, map->m_bits);
+	atomic_inc(&rds_net(rds_sock_net(rs))->cong_gen);
+	return !congested;
+}
+
+/**
+ * rds_cong_uncongested - tell waiters that @rs's port is free again
+ * @rs: the socket rds_cong_update_locked() reported on
+ *
+ * Context: any; no RDS spinlock held.
+ */
+void rds_cong_uncongested(struct rds_sock *rs)
+{
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
+
+	rds_cong_notify_monitors(rn, rs->rs_bound.port);
+	wake_up_interruptible_all(&rn->cong_waitq);
 }
 
 /**

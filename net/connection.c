@@ -182,7 +182,9 @@ err_free:
  */
 void rds_conn_connect_if_down(struct rds_connection *conn)
 {
-	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
+	/* Cheap on the fast path: most sends find the connection up. */
+	if (rds_conn_state(conn) != RDS_CONN_DOWN ||
+	    test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
 	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
 			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)

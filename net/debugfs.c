@@ -20,11 +20,15 @@ static struct dentry *rds_debugfs_dir;
 
 static int rds_objects_show(struct seq_file *m, void *v)
 {
-	int i;
+	int i, cpu;
+	long sum;
 
-	for (i = 0; i < RDS_OBJ_MAX; i++)
-		seq_printf(m, "%s %ld\n", rds_obj_names[i],
-			   atomic_long_read(&rds_obj_count[i]));
+	for (i = 0; i < RDS_OBJ_MAX; i++) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(rds_obj_counts, cpu).n[i];
+		seq_printf(m, "%s %ld\n", rds_obj_names[i], sum);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rds_objects);

@@ -203,16 +203,21 @@ enum rds_obj {
 	RDS_OBJ_MAX,
 };
 
-extern atomic_long_t rds_obj_count[RDS_OBJ_MAX];
+struct rds_obj_counts {
+	long	n[RDS_OBJ_MAX];
+};
+
+/* Per cpu: an object may be freed on another cpu than it was made on. */
+DECLARE_PER_CPU(struct rds_obj_counts, rds_obj_counts);
 
 static inline void rds_obj_inc(enum rds_obj obj)
 {
-	atomic_long_inc(&rds_obj_count[obj]);
+	this_cpu_inc(rds_obj_counts.n[obj]);
 }
 
 static inline void rds_obj_dec(enum rds_obj obj)
 {
-	atomic_long_dec(&rds_obj_count[obj]);
+	this_cpu_dec(rds_obj_counts.n[obj]);
 }
 
 extern struct workqueue_struct *rds_wq;
@@ -276,7 +281,8 @@ struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 		  bool nonblock, struct rds_sock *rs);
-void rds_cong_rcvbuf_changed(struct rds_sock *rs);
+bool rds_cong_update_locked(struct rds_sock *rs);
+void rds_cong_uncongested(struct rds_sock *rs);
 void rds_cong_net_exit(struct rds_net *rn);
 
 /* info.c */

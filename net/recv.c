@@ -29,6 +29,7 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	u64 seq = be64_to_cpu(hdr->h_sequence);
 	struct rds_sock *rs;
 	struct sock *sk;
+	bool uncongested;
 	u32 len;
 
 	if (seq < conn->c_next_rx_seq &&
@@ -70,11 +71,13 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	rds_inc_get(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += len;
+	uncongested = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
 
+	if (uncongested)	/* SO_RCVBUF may have grown meanwhile */
+		rds_cong_uncongested(rs);
 	rds_stats_inc(rn, RDS_STAT_RECV_QUEUED);
 	rds_stats_add(rn, RDS_STAT_RECV_BYTES_ADDED_TO_SOCK, len);
-	rds_cong_rcvbuf_changed(rs);
 	rds_wake_sk(rs);
 out:
 	sock_put(sk);
@@ -103,19 +106,21 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 {
 	struct rds_net *rn = rds_net(rds_sock_net(rs));
 	u32 len = be32_to_cpu(inc->i_hdr.h_len);
-	bool queued;
+	bool queued, uncongested = false;
 
 	spin_lock_bh(&rs->rs_lock);
 	queued = !list_empty(&inc->i_item);
 	if (queued && drop) {
 		list_del_init(&inc->i_item);
 		rs->rs_rcv_bytes -= len;
+		uncongested = rds_cong_update_locked(rs);
 	}
 	spin_unlock_bh(&rs->rs_lock);
 
+	if (uncongested)
+		rds_cong_uncongested(rs);
 	if (queued && drop) {
 		rds_stats_add(rn, RDS_STAT_RECV_BYTES_FREED_FROMSOCK, len);
-		rds_cong_rcvbuf_changed(rs);
 		rds_inc_put(inc);	/* the queue's */
 	}
 	return queued;
@@ -134,13 +139,16 @@ bool rds_recv_pending(struct rds_sock *rs)
 void rds_clear_recv_queue(struct rds_sock *rs)
 {
 	struct rds_incoming *inc, *tmp;
+	bool uncongested;
 	LIST_HEAD(list);
 
 	spin_lock_bh(&rs->rs_lock);
 	list_splice_init(&rs->rs_recv_queue, &list);
 	rs->rs_rcv_bytes = 0;
+	uncongested = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
-	rds_cong_rcvbuf_changed(rs);
+	if (uncongested)
+		rds_cong_uncongested(rs);
 
 	list_for_each_entry_safe(inc, tmp, &list, i_item) {
 		list_del_init(&inc->i_item);

@@ -237,7 +237,8 @@ restart:
 	}
 	if (rds_conn_state(conn) != RDS_CONN_UP) {
 		clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
-		wake_up_all(&conn->c_waitq);
+		if (wq_has_sleeper(&conn->c_waitq))	/* implies a barrier */
+			wake_up_all(&conn->c_waitq);
 		rds_conn_connect_if_down(conn);
 		return 0;
 	}
@@ -269,9 +270,12 @@ restart:
 	}
 
 	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
-	/* Order the release against the queue check below. */
+	/* Order the release against the checks below (and the shutdown
+	 * path's wait_event), then wake a waiting shutdown, if any.
+	 */
 	smp_mb__after_atomic();
-	wake_up_all(&conn->c_waitq);
+	if (wq_has_sleeper(&conn->c_waitq))
+		wake_up_all(&conn->c_waitq);
 
 	if (ret == -EAGAIN || ret == -ENOMEM) {
 		rds_stats_inc(rn, RDS_STAT_SEND_DELAYED_RETRY);
