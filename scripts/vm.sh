@@ -19,6 +19,12 @@
 #   --out DIR       keep results (rc, dmesg) in DIR
 #   --expect-splat  invert the log scan (for the runner's self-test)
 #
+# Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
+# modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
+# the debug kernel, passes its INSTALL_MOD_PATH/lib/modules/KVER, which the
+# guest then uses as the overlay's lower dir); RDS_LOGSCAN_IGNORE is handed
+# to logscan.sh.
+#
 # Exit status: the command's, else 98 if the guest never finished (panic,
 # hang, timeout) or 99 if the kernel log has a splat.
 set -uo pipefail
@@ -64,7 +70,8 @@ fi
 INITRD=$(scripts_dir=$REPO/scripts "$REPO/scripts/mkinitramfs.sh" "$KVER" "$MODDIR") ||
 	die "initramfs build failed"
 SIW_KO=""
-if [ "$RDMA" = 1 ]; then
+# A kernel that ships siw itself (the debug kernel) needs no side build.
+if [ "$RDMA" = 1 ] && [ -z "$(find "$MODDIR/kernel" -name 'siw.ko*' 2>/dev/null)" ]; then
 	SIW_KO=$("$REPO/scripts/build-siw.sh") || die "siw build failed"
 fi
 
@@ -113,6 +120,7 @@ fi
 	printf 'REPO=%q\n' "$REPO"
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
+	printf 'MODDIR=%q\n' "$MODDIR"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
 
