@@ -1,4 +1,4 @@
-transport.o: /work/main/net/transport.c \
+transport.o: /work/wt-debug/net/transport.c \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/compiler-version.h \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/kconfig.h \
  include/generated/autoconf.h \
@@ -324,7 +324,7 @@ transport.o: /work/main/net/transport.c \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/uidgid.h \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/highuid.h \
  /usr/src/linux-headers-6.1.0-56-common/include/uapi/linux/sysctl.h \
- /work/main/net/rds_core.h /work/main/include/net/rds/transport.h \
+ /work/wt-debug/net/rds_core.h /work/wt-debug/include/net/rds/transport.h \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/module.h \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/stat.h \
  /usr/src/linux-headers-6.1.0-56-common/arch/x86/include/uapi/asm/stat.h \
@@ -420,7 +420,7 @@ transport.o: /work/main/net/transport.c \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/in6.h \
  /usr/src/linux-headers-6.1.0-56-common/include/uapi/linux/in6.h \
  /usr/src/linux-headers-6.1.0-56-common/include/uapi/linux/libc-compat.h \
- /work/main/include/uapi/linux/rds.h \
+ /work/wt-debug/include/uapi/linux/rds.h \
  /usr/src/linux-headers-6.1.0-56-common/include/linux/socket.h \
  arch/x86/include/generated/uapi/asm/socket.h \
  /usr/src/linux-headers-6.1.0-56-common/include/uapi/asm-generic/socket.h \
