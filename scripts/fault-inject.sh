@@ -64,11 +64,14 @@ echo 0 > $DBG/fail_page_alloc/min-order
 disarm
 
 # Point the filter at MODULE's text whenever it is (re)loaded; close it
-# while the module is gone. Runs until STOPFILE appears.
+# while the module is gone. The range is the module's core allocation
+# (text, then data): a return address in it is a call from MODULE. Runs until STOPFILE appears.
 follow_module() {	# MODULE STOPFILE
 	local m=$1 stop=$2 last="" cur base size
 	while [ ! -e "$stop" ]; do
-		cur=$(awk -v m="$m" '$1 == m && $5 == "Live" { print $6, $2 }' /proc/modules)
+		# Ours only: the suite also loads Linux's in-tree rds.ko,
+		# which has the same name but no O (out-of-tree) taint.
+		cur=$(awk -v m="$m" '$1 == m && $5 == "Live" && $7 ~ /O/ { print $6, $2 }' /proc/modules)
 		if [ "$cur" != "$last" ]; then
 			fi_set require-end 0
 			if [ -n "$cur" ]; then
