@@ -19,7 +19,8 @@ MODULES := net/rds.ko transports/loop/rds_loop.ko transports/ib/rds_rdma.ko \
 export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
-	vm install modules_install sparse checkpatch bench
+	vm install modules_install sparse checkpatch bench debug-kernel \
+	check-debug check-fault
 
 all: modules tools selftests
 
@@ -42,6 +43,19 @@ deps:
 
 check:
 	scripts/check.sh
+
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection),
+# built once into the cache; see Documentation/testbed.rst.
+debug-kernel:
+	scripts/debug-kernel.sh
+
+# The suite on the debug kernel, then kmemleak and fault injection.
+check-debug:
+	scripts/check-debug.sh
+
+# Only the fault-injection boot on the debug kernel.
+check-fault:
+	scripts/check-debug.sh --fault
 
 demo:
 	scripts/demo.sh

@@ -4,17 +4,26 @@
 # `make check`: install what is missing, build everything, run the host
 # checks (warnings, sparse, checkpatch, ABI, DKMS) and the test-bed
 # self-tests, then boot the guest with rxe and siw and run the selftest
-# suite in it, and boot once more with Linux's in-tree RDS to run the tool
-# tests (selftests/tests/tools.sh) against it. Prints TAP, then "N passed, N failed[, N skipped]" and the
+# suite in it. Prints TAP, then "N passed, N failed[, N skipped]" and the
 # wall time; exits non-zero on any failure.
 #
 #	check.sh [NAME...]   only the guest selftests whose name has NAME
+#
+# RDS_CHECK_MODE=debug or fault is set by check-debug.sh, which runs this
+# script from a copy of the tree built against the debug kernel (KDIR,
+# KVER, MODDIR, RDS_VM_KERNEL, RDS_VM_APPEND and RESULTS come from there):
+#   debug  everything above except the DKMS build (it needs the kernel
+#          installed), plus: KASAN catches a planted use-after-free, a
+#          kmemleak scan after the suite, and the fault-injection boot;
+#   fault  only the fault-injection boot (scripts/fault-inject.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO" || exit 1
 
 start=$(date +%s)
-RESULTS=$REPO/results/check
+MODE=${RDS_CHECK_MODE:-normal}
+case "$MODE" in normal|debug|fault) ;; *) die "unknown RDS_CHECK_MODE $MODE" ;; esac
+RESULTS=${RESULTS:-$REPO/results/check}
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 TAP=$RESULTS/check.tap
@@ -45,9 +54,77 @@ scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
 KDIR=$(rds_kdir)
 KVER=$(rds_kver)
 export KDIR KVER
-echo "# kernel $KVER ($KDIR)"
+echo "# kernel $KVER ($KDIR)${RDS_VM_KERNEL:+, booting $RDS_VM_KERNEL}"
+
+# Every guest boot goes through here, so a debug kernel and its command
+# line apply to all of them.
+vm() {
+	local opts=()
+	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
+	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
+	scripts/vm.sh "${opts[@]}" "$@"
+}
+
+# Fold a guest TAP file into ours, renumbered, each line prefixed.
+merge_tap() {	# FILE PREFIX
+	local line status rest
+	[ -f "$1" ] || return 0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			status=${line%% [0-9]*}
+			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ - //')
+			if [ "$status" != ok ]; then
+				fail=$((fail + 1))
+			elif [[ "$rest" == *"# SKIP"* ]]; then
+				skip=$((skip + 1))
+			else
+				pass=$((pass + 1))
+			fi
+			echo "$status $n - $2$rest" >> "$TAP"
+			;;
+		"    "*) echo "$line" >> "$TAP" ;;
+		esac
+	done < "$1"
+}
+
+# The fault-injection boot: the suite once per module and probability
+# with allocations failing on that module's paths (scripts/fault-inject.sh).
+# A bigger log buffer keeps every injected failure's stack for counting.
+fault_boot() {
+	local log=$RESULTS/fault.log rc
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
+		vm --rdma --timeout 3600 --out "$RESULTS/fault" -- \
+		scripts/fault-inject.sh "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/fault/fault.tap" "fault: "
+	result "$rc" "fault-injection boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	# The closing numbers were on the console above; say so if not.
+	grep -q '^# fault:' "$log" || echo "# fault: no closing numbers (see $log)"
+}
+
+finish() {
+	emit "1..$n"
+	elapsed=$(($(date +%s) - start))
+	echo "# results: $TAP"
+	echo "# wall time: $((elapsed / 60))m$((elapsed % 60))s"
+	summary="$pass passed, $fail failed"
+	[ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
+	echo "$summary"
+	[ "$fail" = 0 ]
+	exit
+}
 
 echo "TAP version 13" | tee -a "$TAP"
+
+if [ "$MODE" = fault ]; then
+	step "build modules, tools, selftests and test-only modules" \
+		make modules tools selftests test-modules
+	[ "$fail" = 0 ] && fault_boot "$@"
+	finish
+fi
 
 # Host side: the build itself, then static checks.
 step "build modules with W=1 and no warnings" \
@@ -63,69 +140,68 @@ fi
 step "sparse (make C=2) reports nothing" scripts/sparse.sh
 step "checkpatch --strict clean" scripts/checkpatch.sh
 step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
-step "dkms add/build/remove against $KVER headers" scripts/dkms-check.sh
+if [ "$MODE" = normal ]; then
+	step "dkms add/build/remove against $KVER headers" scripts/dkms-check.sh
+else
+	echo "# dkms: not run against the debug kernel (it is not installed); make check covers it"
+fi
 
 # The test bed checks itself: a guest command's status comes back, and a
 # kernel splat fails a run whose command succeeded.
 vm_status() {
-	scripts/vm.sh -- 'exit 7'
+	vm -- 'exit 7'
 	[ $? = 7 ]
 }
 vm_splat() {
-	scripts/vm.sh --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
+	vm --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
 	[ $? = 99 ]
+}
+# The debug kernel's own net: a use-after-free that nothing else notices
+# is reported by KASAN, and that report fails the run.
+vm_uaf() {
+	local out=$RESULTS/uaf
+	vm --no-load --out "$out" -- 'insmod selftests/modules/rds_test_uaf.ko'
+	[ $? = 99 ] || return 1
+	grep -E 'BUG: KASAN: .*use-after-free in rds_test_uaf_init' "$out/dmesg"
 }
 step "runner returns the guest command's exit status" vm_status
 step "runner fails a run whose kernel log has a WARNING" vm_splat
+[ "$MODE" = debug ] &&
+	step "KASAN reports a planted use-after-free and the run fails" vm_uaf
 
-# merge_guest_tap FILE LABEL: fold a guest's TAP stream into ours,
-# renumbered, each description prefixed with LABEL.
-merge_guest_tap() {
-	local file=$1 label=$2 line status rest
-	[ -f "$file" ] || return 0
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*|"not ok "*)
-			n=$((n + 1))
-			status=${line%% [0-9]*}
-			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ - //')
-			if [ "$status" != ok ]; then
-				fail=$((fail + 1))
-			elif [[ "$rest" == *"# SKIP"* ]]; then
-				skip=$((skip + 1))
-			else
-				pass=$((pass + 1))
-			fi
-			echo "$status $n - $label: $rest" >> "$TAP"
-			;;
-		"    "*) echo "$line" >> "$TAP" ;;
-		esac
-	done < "$file"
-}
-
-# The suite, in one boot with rxe and siw.
+# The suite, in one boot with rxe and siw. On the debug kernel a kmemleak
+# scan follows in the same boot; it, not the log scan, judges leaks.
 guest_log=$RESULTS/guest.log
-scripts/vm.sh --rdma --out "$RESULTS/guest" -- selftests/run.sh "$@" 2>&1 | tee "$guest_log"
+suite='selftests/run.sh "$@"'
+if [ "$MODE" = debug ]; then
+	export RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected'
+	suite='selftests/run.sh "$@"; rc=$?
+		scripts/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1
+		echo $? > /run/out/kmemleak.rc; exit $rc'
+fi
+rm -f "$RESULTS/guest/kmemleak.rc"
+vm --rdma --out "$RESULTS/guest" -- "$(printf '%q ' bash -c "$suite" run "$@")" 2>&1 | tee "$guest_log"
 vmrc=${PIPESTATUS[0]}
-merge_guest_tap "$RESULTS/guest/results.tap" guest
+merge_tap "$RESULTS/guest/results.tap" "guest: "
 result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
-
 # The same suite against Linux's in-tree RDS, the reference: every test
 # that states upstream behaviour must pass there too (the ones for what we
 # do better skip there, saying so), and the tools must work with both.
-intree_log=$RESULTS/guest-intree.log
-scripts/vm.sh --intree --rdma --out "$RESULTS/guest-intree" -- \
-	selftests/run.sh "$@" 2>&1 | tee "$intree_log"
-vmrc=${PIPESTATUS[0]}
-merge_guest_tap "$RESULTS/guest-intree/results.tap" "in-tree rds"
-result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
-	"$intree_log"
-
-emit "1..$n"
-elapsed=$(($(date +%s) - start))
-echo "# results: $TAP"
-echo "# wall time: $((elapsed / 60))m$((elapsed % 60))s"
-summary="$pass passed, $fail failed"
-[ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
-echo "$summary"
-[ "$fail" = 0 ]
+if [ "$MODE" = normal ]; then
+	intree_log=$RESULTS/guest-intree.log
+	vm --intree --rdma --out "$RESULTS/guest-intree" -- \
+		selftests/run.sh "$@" 2>&1 | tee "$intree_log"
+	vmrc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "
+	result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
+		"$intree_log"
+fi
+if [ "$MODE" = debug ]; then
+	unset RDS_LOGSCAN_IGNORE
+	klrc=$(cat "$RESULTS/guest/kmemleak.rc" 2>/dev/null || echo 1)
+	cat "$RESULTS/guest/kmemleak.log" 2>/dev/null | sed 's/^/# /'
+	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
+		"$RESULTS/guest/kmemleak.log"
+	fault_boot
+fi
+finish

@@ -22,9 +22,16 @@ finish() {
 	dmesg > "$OUT/dmesg"
 	echo "$1" > "$OUT/rc"
 	sync
-	echo o > /proc/sysrq-trigger
-	# The power-off is asynchronous and the root may vanish under us:
-	# spin in a builtin rather than exec anything.
+	# Without ACPI (the debug kernel boots acpi=off) there is no way to
+	# power off: reboot instead, which QEMU's -no-reboot turns into an
+	# exit. Power-off stays the rule where it works.
+	if grep -qw acpi=off /proc/cmdline; then
+		echo b > /proc/sysrq-trigger
+	else
+		echo o > /proc/sysrq-trigger
+	fi
+	# Asynchronous, and the root may vanish under us: spin in a builtin
+	# rather than exec anything.
 	while :; do :; done
 }
 
@@ -33,10 +40,20 @@ say() { echo "[guest] $*"; }
 # vm.sh staged our modules under updates/ with a fresh depmod, as a DKMS
 # install would leave them: stacked over /lib/modules/$KVER, modprobe and
 # the kernel's own request_module() load ours and not Linux's in-tree RDS.
+# MODDIR is the kernel's own modules dir as the host sees it (the guest
+# sees the same path): /lib/modules/$KVER for Debian's kernel, a cache dir
+# for one built elsewhere (the debug kernel). In that case the read-only
+# root has no /lib/modules/$KVER to mount on, so a tmpfs over /lib/modules
+# provides the mount point (the guest needs no other release's modules).
 setup_modules() {
-	local kver
+	local kver moddir
 	kver=$(uname -r)
-	mount -t overlay overlay -o "lowerdir=$OUT/modules:/lib/modules/$kver" \
+	moddir=${MODDIR:-/lib/modules/$kver}
+	if [ ! -d "/lib/modules/$kver" ]; then
+		mount -t tmpfs -o mode=755 tmpfs /lib/modules || return 1
+		mkdir "/lib/modules/$kver" || return 1
+	fi
+	mount -t overlay overlay -o "lowerdir=$OUT/modules:$moddir" \
 		"/lib/modules/$kver"
 }
 

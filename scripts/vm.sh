@@ -19,6 +19,12 @@
 #   --out DIR       keep results (rc, dmesg) in DIR
 #   --expect-splat  invert the log scan (for the runner's self-test)
 #
+# Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
+# modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
+# the debug kernel, passes its INSTALL_MOD_PATH/lib/modules/KVER, which the
+# guest then uses as the overlay's lower dir); RDS_LOGSCAN_IGNORE is handed
+# to logscan.sh.
+#
 # Exit status: the command's, else 98 if the guest never finished (panic,
 # hang, timeout) or 99 if the kernel log has a splat.
 set -uo pipefail
@@ -64,7 +70,8 @@ fi
 INITRD=$(scripts_dir=$REPO/scripts "$REPO/scripts/mkinitramfs.sh" "$KVER" "$MODDIR") ||
 	die "initramfs build failed"
 SIW_KO=""
-if [ "$RDMA" = 1 ]; then
+# A kernel that ships siw itself (the debug kernel) needs no side build.
+if [ "$RDMA" = 1 ] && [ -z "$(find "$MODDIR/kernel" -name 'siw.ko*' 2>/dev/null)" ]; then
 	SIW_KO=$("$REPO/scripts/build-siw.sh") || die "siw build failed"
 fi
 
@@ -113,11 +120,14 @@ fi
 	printf 'REPO=%q\n' "$REPO"
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
+	printf 'MODDIR=%q\n' "$MODDIR"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
 
 accel=(-accel tcg)
 [ "$ICOUNT" = 1 ] && accel=(-accel tcg -icount shift=3,sleep=off)
+# no_timer_check: under TCG on a loaded host the IO-APIC timer check can
+# miss its ticks and panic the boot ("IO-APIC + timer doesn't work!").
 quiet="quiet loglevel=4"
 [ "$INTERACTIVE" = 1 ] && quiet="loglevel=4"
 
@@ -125,7 +135,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-smp "$SMP" -m "$MEM" -nographic -no-reboot -nodefaults
 	-serial mon:stdio -bios qboot.rom
 	-kernel "$KERNEL" -initrd "$INITRD"
-	-append "console=ttyS0 $quiet panic=-1 oops=panic_on_warn=0 rdstb.init=$REPO/scripts/guest-init.sh $APPEND"
+	-append "console=ttyS0 $quiet no_timer_check panic=-1 oops=panic_on_warn=0 rdstb.init=$REPO/scripts/guest-init.sh $APPEND"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=host
 	-fsdev local,id=out,path="$OUTDIR",security_model=none,multidevs=remap

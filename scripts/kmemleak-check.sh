@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side, after a suite: ask kmemleak for unreferenced objects and fail
+# if any involves our modules (rds*, the test-only rds_test_*). Leaks
+# elsewhere in the kernel are listed but do not fail the run: they are not
+# ours to fix. An object whose backtrace has an unresolved module-space
+# address counts as ours too: a module that was unloaded (the suite
+# reloads ours) can no longer be named.
+#
+#	kmemleak-check.sh [REPORT]   full report to REPORT (default stdout only)
+set -uo pipefail
+KL=/sys/kernel/debug/kmemleak
+report=${1:-/dev/null}
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+if [ ! -e "$KL" ]; then
+	echo "kmemleak: $KL missing (kernel without CONFIG_DEBUG_KMEMLEAK?)"
+	exit 1
+fi
+# Two scans with a pause: an object must look unreferenced in both, and
+# kmemleak ignores objects younger than 5 s.
+echo scan > "$KL" || { echo "kmemleak: scan refused (kmemleak disabled itself?)"; exit 1; }
+sleep 6
+echo scan > "$KL" || exit 1
+cat "$KL" > /tmp/kmemleak.all
+cp /tmp/kmemleak.all "$report" 2>/dev/null
+
+# Split the report into objects; keep the ones that touch us.
+awk '
+	/^unreferenced object/ { if (obj != "") print obj "\n"; obj = $0; next }
+	{ obj = obj "\n" $0 }
+	END { if (obj != "") print obj "\n" }
+' /tmp/kmemleak.all > /tmp/kmemleak.objs
+total=$(grep -c '^unreferenced object' /tmp/kmemleak.all)
+ours=$(awk -v RS= '/\[(rds[a-z_]*|rds_test_[a-z_]+)\]/ || /\] 0xffffffffc[0-9a-f]+($|\n)/' \
+	/tmp/kmemleak.objs | tee /tmp/kmemleak.ours | grep -c '^unreferenced object')
+echo "kmemleak: $total unreferenced object(s) in the kernel, $ours involving our modules"
+if [ "$ours" != 0 ]; then
+	cat /tmp/kmemleak.ours
+	exit 1
+fi
+if [ "$total" != 0 ]; then
+	echo "kmemleak: not ours (first one, for the record):"
+	awk -v RS= 'NR == 1' /tmp/kmemleak.objs | sed 's/^/  /'
+fi
+exit 0
