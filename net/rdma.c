@@ -12,8 +12,8 @@
  * is alive, so once RDS_FREE_MR returns the memory is never touched again.
  * The pages are unpinned when the last reference goes.
  *
- * Lock order: rds_mr->r_lock (mutex), then the table's xa_lock; rs_lock
- * (notifications) is never held with either.
+ * Locks: rds_mr->r_lock (a mutex) and the table's xa_lock are never held
+ * together; rs_lock (notifications) is never held with either.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -122,49 +122,14 @@ static void rds_mr_free(struct rds_mr *mr)
 	rds_obj_dec(RDS_OBJ_MR);
 }
 
-/**
- * rds_mr_put - drop a reference on a memory region
- * @mr: the region
- *
- * The last reference unpins the pages (marking them dirty).
- *
- * Context: process context, may sleep.
+/* Drop a reference; the last one unpins the pages (marking them dirty).
+ * Process context, may sleep.
  */
-void rds_mr_put(struct rds_mr *mr)
+static void rds_mr_put(struct rds_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->r_refcount))
 		rds_mr_free(mr);
 }
-EXPORT_SYMBOL_GPL(rds_mr_put);
-
-/**
- * rds_mr_begin - start accessing the pages of @mr
- * @mr: a region the caller holds a reference on
- *
- * Context: process context, may sleep; takes @mr->r_lock.
- * Return: true if the region is alive: access it, then rds_mr_end().
- *	False if it was freed: do not touch it (rds_mr_end() still needed).
- */
-bool rds_mr_begin(struct rds_mr *mr)
-{
-	mutex_lock(&mr->r_lock);
-	return !mr->r_dead;
-}
-EXPORT_SYMBOL_GPL(rds_mr_begin);
-
-/**
- * rds_mr_end - finish an access started with rds_mr_begin()
- * @mr: the region
- *
- * A use-once region dies here. Releases @mr->r_lock, not the reference.
- */
-void rds_mr_end(struct rds_mr *mr)
-{
-	if (mr->r_use_once)
-		mr->r_dead = true;
-	mutex_unlock(&mr->r_lock);
-}
-EXPORT_SYMBOL_GPL(rds_mr_end);
 
 /* Make @mr unreachable for accesses and drop the table's reference. */
 static void rds_mr_kill(struct rds_mr *mr)
@@ -371,43 +336,76 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 }
 
 /**
- * rds_rdma_target_mr - the region an RDMA operation targets, on this node
+ * rds_mr_access_begin - find and lock the region an operation targets
  * @conn: a connection whose peer address is local (loopback)
  * @rm: the message carrying the operation
+ * @acc: filled for rds_mr_access_end(), which must follow in any case
  *
  * Looks the key up in the table of the socket bound to the message's
- * destination in @conn's namespace. A use-once region leaves its table
- * here: only this operation will ever use it.
+ * destination in @conn's namespace and takes the region's access lock.
+ * A use-once region is claimed by the first operation that finds it.
  *
- * Context: process context.
- * Return: the region with a reference (rds_mr_put() it), or NULL for a
- * stale, freed or foreign key or no such socket.
+ * Context: process context, may sleep.
+ * Return: true if @acc->mr is alive: its pages may be accessed until
+ * rds_mr_access_end(). False for a stale, freed, used or foreign key, or
+ * no socket at the destination: touch nothing.
  */
-struct rds_mr *rds_rdma_target_mr(struct rds_connection *conn,
-				  struct rds_message *rm)
+bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
+			 struct rds_mr_access *acc)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	u32 key = rm->m_rdma->op_rkey;
-	struct rds_sock *rs;
 	struct rds_mr *mr;
 
-	rs = rds_find_bound(rn, &conn->c_faddr, rm->m_hdr.h_dport,
-			    conn->c_dev_if);
-	if (!rs)
-		return NULL;
-	xa_lock(&rs->rs_mrs);
-	mr = key ? xa_load(&rs->rs_mrs, key) : NULL;
+	acc->mr = NULL;
+	acc->rs = rds_find_bound(rn, &conn->c_faddr, rm->m_hdr.h_dport,
+				 conn->c_dev_if);
+	if (!acc->rs || !key)
+		return false;
+	xa_lock(&acc->rs->rs_mrs);
+	mr = xa_load(&acc->rs->rs_mrs, key);
+	if (mr && mr->r_use_once && mr->r_claimed)
+		mr = NULL;
+	if (mr) {
+		mr->r_claimed = true;
+		refcount_inc(&mr->r_refcount);
+	}
+	xa_unlock(&acc->rs->rs_mrs);
+	if (!mr)
+		return false;
+	acc->mr = mr;
+	mutex_lock(&mr->r_lock);
+	return !mr->r_dead;
+}
+EXPORT_SYMBOL_GPL(rds_mr_access_begin);
+
+/**
+ * rds_mr_access_end - finish an access started by rds_mr_access_begin()
+ * @acc: what rds_mr_access_begin() filled
+ *
+ * A use-once region dies here and leaves its table.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_mr_access_end(struct rds_mr_access *acc)
+{
+	struct rds_mr *mr = acc->mr;
+
 	if (mr) {
 		if (mr->r_use_once)
-			__xa_erase(&rs->rs_mrs, key);	/* its ref is ours */
-		else
-			refcount_inc(&mr->r_refcount);
+			mr->r_dead = true;
+		mutex_unlock(&mr->r_lock);
+		if (mr->r_use_once &&
+		    xa_cmpxchg(&acc->rs->rs_mrs, mr->r_key, mr, NULL, 0) == mr)
+			rds_mr_put(mr);		/* the table's */
+		rds_mr_put(mr);
 	}
-	xa_unlock(&rs->rs_mrs);
-	sock_put(rds_rs_to_sk(rs));
-	return mr;
+	if (acc->rs)
+		sock_put(rds_rs_to_sk(acc->rs));
+	acc->mr = NULL;
+	acc->rs = NULL;
 }
-EXPORT_SYMBOL_GPL(rds_rdma_target_mr);
+EXPORT_SYMBOL_GPL(rds_mr_access_end);
 
 /**
  * rds_rdma_op_complete - a transport finished (or failed) an operation

@@ -12,8 +12,9 @@
  *   rds_sock->rs_lock
  *   rds_connection->c_lock
  *   rds_net->cong_lock, rds_net->conn_lock
- * RDMA (rdma.c): rds_mr->r_lock (a mutex, process context only), then
- * rds_sock->rs_mrs's xa_lock; neither is held with the locks above.
+ * RDMA (rdma.c): rds_mr->r_lock (a mutex, process context only) and
+ * rds_sock->rs_mrs's xa_lock nest neither with each other nor with the
+ * locks above.
  * Nothing takes rs_lock while holding c_lock: the ack and cancel paths
  * collect messages under one lock, drop it, then take the other.
  */

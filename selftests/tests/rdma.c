@@ -6,7 +6,9 @@
  * release of everything on close. Linux's in-tree RDS has no RDMA on
  * loopback: those tests skip there.
  */
+#define _GNU_SOURCE 1
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "../lib/rds_test.h"
@@ -562,6 +564,77 @@ RDS_TEST(close_frees_everything)
 	RDS_EXPECT(obj_count("mrs") == 0);
 	RDS_EXPECT_ERRNO(free_mr(t, cookie[0], 0), EINVAL);
 	close(t);
+}
+
+/* Without CAP_IPC_LOCK, registered pages count against RLIMIT_MEMLOCK. */
+RDS_TEST(memlock_accounting)
+{
+	struct rlimit rl = { 2 * PG, 2 * PG };
+	char *buf = pages(4);
+	uint64_t c1 = 0, c2 = 0;
+	int fd;
+
+	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
+	fd = rds_bound("127.0.0.1", 0, NULL);
+	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
+	RDS_EXPECT_OK(setresuid(65534, 65534, 65534));	/* drops all caps */
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, 3 * PG, 0, &c1), ENOMEM);
+	RDS_EXPECT_OK(get_mr(fd, buf, 2 * PG, 0, &c1));
+	RDS_EXPECT_ERRNO(get_mr(fd, buf + 2 * PG, PG, 0, &c2), ENOMEM);
+	RDS_EXPECT_OK(free_mr(fd, c1, 0));
+	RDS_EXPECT_OK(get_mr(fd, buf + 2 * PG, PG, 0, &c2));
+	rl.rlim_cur = 0;
+	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, PG, 0, &c1), EPERM);
+	close(fd);
+}
+
+/* A region may be read and written by an RDMA from its own socket. */
+RDS_TEST(rdma_to_self)
+{
+	unsigned char *buf = pages(2);
+	struct rds_iovec iov = { (uintptr_t)buf + PG, 100 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	t = rds_bound("127.0.0.1", 0, &ta);
+	RDS_EXPECT_OK(get_mr(t, buf, PG, 0, &cookie));
+	rds_fill(buf + PG, 100, 1);
+	RDS_EXPECT(rdma(t, &ta, cookie, 20, 100, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3) == 0);
+	RDS_EXPECT(wait_status(t, 3) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(!memcmp(buf + 20, buf + PG, 100));
+	close(t);
+}
+
+/* RDS_RDMA_SILENT with no payload: the RDMA happens, the peer is not
+ * woken (nothing is delivered).
+ */
+RDS_TEST(silent_rdma_not_delivered)
+{
+	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tbuf, PG, 0, &cookie));
+	memset(lbuf, 9, 64);
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_SILENT |
+			RDS_RDMA_NOTIFY_ME, 4) == 0);
+	RDS_EXPECT(wait_status(s, 4) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(all_bytes(tbuf, 64, 9));
+	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
 }
 
 RDS_TEST_MAIN()

@@ -4,8 +4,8 @@
  * so an RDMA read or write is a copy between two sets of pinned pages.
  *
  * The core finds the region (by the key, in the table of the socket bound
- * at the message's destination) and holds it alive; we check the range,
- * copy under the region's access lock and report the outcome. A key that
+ * at the message's destination) and holds it alive and locked against
+ * RDS_FREE_MR; we check the range, copy and report the outcome. A key that
  * names nothing, or a range outside the region, touches no memory and
  * completes with RDS_RDMA_REMOTE_ERROR.
  */
@@ -47,10 +47,11 @@ static void rds_loop_rdma_copy(struct rds_mr *mr, struct rds_rdma_op *op)
 			void *local = kmap_local_page(sg_page(sg));
 			void *remote = kmap_local_page(rpage);
 
+			/* The user may name the same memory on both sides. */
 			if (op->op_write)
-				memcpy(remote + roff, local + sg->offset + done, n);
+				memmove(remote + roff, local + sg->offset + done, n);
 			else
-				memcpy(local + sg->offset + done, remote + roff, n);
+				memmove(local + sg->offset + done, remote + roff, n);
 			kunmap_local(remote);
 			kunmap_local(local);
 			done += n;
@@ -72,17 +73,14 @@ int rds_loop_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_rdma_op *op = rm->m_rdma;
 	int status = RDS_RDMA_REMOTE_ERROR;
-	struct rds_mr *mr;
+	struct rds_mr_access acc;
 
-	mr = rds_rdma_target_mr(conn, rm);
-	if (mr) {
-		if (rds_mr_begin(mr) && rds_loop_rdma_in_range(mr, op)) {
-			rds_loop_rdma_copy(mr, op);
-			status = RDS_RDMA_SUCCESS;
-		}
-		rds_mr_end(mr);
-		rds_mr_put(mr);
+	if (rds_mr_access_begin(conn, rm, &acc) &&
+	    rds_loop_rdma_in_range(acc.mr, op)) {
+		rds_loop_rdma_copy(acc.mr, op);
+		status = RDS_RDMA_SUCCESS;
 	}
+	rds_mr_access_end(&acc);
 	rds_rdma_op_complete(op, status);
 	return 0;
 }

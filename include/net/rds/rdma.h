@@ -49,6 +49,8 @@ static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
  * @r_dead: freed or used up: the pages must not be touched any more;
  *	protected by @r_lock
  * @r_use_once: the key dies after its first use
+ * @r_claimed: a use-once region was found by its one operation; protected
+ *	by the table's xa_lock
  * @r_invalidate: RDS_RDMA_INVALIDATE was asked at registration
  * @r_offset: offset of the region in its first page
  * @r_len: bytes in the region
@@ -66,6 +68,7 @@ struct rds_mr {
 	struct mutex		r_lock;		/* @r_dead, page access */
 	bool			r_dead;
 	bool			r_use_once;
+	bool			r_claimed;
 	bool			r_invalidate;
 	u32			r_offset;
 	u32			r_len;
@@ -117,11 +120,19 @@ struct rds_rdma_op {
 	struct scatterlist	op_sg[];
 };
 
-struct rds_mr *rds_rdma_target_mr(struct rds_connection *conn,
-				  struct rds_message *rm);
-void rds_mr_put(struct rds_mr *mr);
-bool rds_mr_begin(struct rds_mr *mr);
-void rds_mr_end(struct rds_mr *mr);
+/**
+ * struct rds_mr_access - an operation's hold on its target region
+ * @rs: the socket owning the region (a reference), or NULL
+ * @mr: the region (a reference), or NULL if the key named nothing
+ */
+struct rds_mr_access {
+	struct rds_sock		*rs;
+	struct rds_mr		*mr;
+};
+
+bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
+			 struct rds_mr_access *acc);
+void rds_mr_access_end(struct rds_mr_access *acc);
 void rds_rdma_op_complete(struct rds_rdma_op *op, int status);
 
 #endif /* _NET_RDS_RDMA_H */
