@@ -562,6 +562,80 @@ out:
 	return ret;
 }
 
+/* RDS_CMSG_*ATOMIC_*: one 8-byte word, its old value comes back. */
+static int rds_rdma_parse_atomic(struct rds_sock *rs, struct rds_message *rm,
+				 struct cmsghdr *cmsg)
+{
+	struct rds_atomic_args args;
+	struct rds_rdma_op *op;
+	struct page *page;
+	int ret;
+
+	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma)
+		return -EINVAL;
+	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
+	if (ipv6_addr_any(&rs->rs_bound.addr))
+		return -ENOTCONN;
+	/* Linux's errno for an unaligned local word. */
+	if (args.local_addr & 7)
+		return -EFAULT;
+
+	op = kzalloc(struct_size(op, op_sg, 1), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	rm->m_rdma = op;	/* freed with the message from here on */
+	sg_init_table(op->op_sg, 1);
+	switch (cmsg->cmsg_type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		op->op_type = RDS_OP_ATOMIC_FADD;
+		op->op_add = args.fadd.add;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		op->op_type = RDS_OP_ATOMIC_FADD;
+		op->op_add = args.m_fadd.add;
+		op->op_nocarry = args.m_fadd.nocarry_mask;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		op->op_type = RDS_OP_ATOMIC_CSWP;
+		op->op_compare = args.cswp.compare;
+		op->op_swap = args.cswp.swap;
+		op->op_compare_mask = ~0ULL;
+		op->op_swap_mask = ~0ULL;
+		break;
+	default:	/* RDS_CMSG_MASKED_ATOMIC_CSWP */
+		op->op_type = RDS_OP_ATOMIC_CSWP;
+		op->op_compare = args.m_cswp.compare;
+		op->op_swap = args.m_cswp.swap;
+		op->op_compare_mask = args.m_cswp.compare_mask;
+		op->op_swap_mask = args.m_cswp.swap_mask;
+		break;
+	}
+	op->op_rkey = rds_rdma_cookie_key(args.cookie);
+	op->op_notify = args.flags & RDS_RDMA_NOTIFY_ME;
+	op->op_silent = args.flags & RDS_RDMA_SILENT;
+	op->op_status = RDS_RDMA_DROPPED;
+	op->op_bytes = sizeof(u64);
+	if (check_add_overflow(args.remote_addr,
+			       (u64)rds_rdma_cookie_offset(args.cookie),
+			       &op->op_remote_addr))
+		return -EINVAL;
+	if (op->op_notify || READ_ONCE(rs->rs_recverr)) {
+		op->op_notifier = kmalloc(sizeof(*op->op_notifier), GFP_KERNEL);
+		if (!op->op_notifier)
+			return -ENOMEM;
+		INIT_LIST_HEAD(&op->op_notifier->n_list);
+		op->op_notifier->n_user_token = args.user_token;
+		op->op_notifier->n_status = RDS_RDMA_SUCCESS;
+	}
+	ret = rds_pin_pages(args.local_addr, 1, &page, true);
+	if (ret)
+		return ret;
+	sg_set_page(&op->op_sg[0], page, sizeof(u64),
+		    args.local_addr & ~PAGE_MASK);
+	op->op_nents = 1;
+	return 0;
+}
+
 /* RDS_CMSG_RDMA_DEST: name one of our regions to the peer. */
 static int rds_rdma_parse_dest(struct rds_sock *rs, struct rds_message *rm,
 			       struct cmsghdr *cmsg)
@@ -626,7 +700,7 @@ int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
-			ret = -EOPNOTSUPP;
+			ret = rds_rdma_parse_atomic(rs, rm, cmsg);
 			break;
 		default:
 			break;
@@ -673,7 +747,7 @@ static void rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
  */
 void rds_rdma_set_exthdrs(struct rds_message *rm)
 {
-	if (rm->m_rdma) {
+	if (rm->m_rdma && rm->m_rdma->op_type == RDS_OP_RDMA) {
 		struct rds_ext_header_rdma ext = {
 			.h_rdma_rkey = cpu_to_be32(rm->m_rdma->op_rkey),
 		};

@@ -389,12 +389,12 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	return 0;
 }
 
-/* Validate control messages as Linux's RDS does, in its order. Atomics
- * are refused (not implemented); RDMA is checked by rds_rdma_parse_cmsgs().
+/* Validate control messages as Linux's RDS does, in its order. RDMA and
+ * atomics are checked further by rds_rdma_parse_cmsgs().
  */
 static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 {
-	bool cookie = false, rdma = false, map = false, atomic = false;
+	bool cookie = false, rdma = false, map = false;
 	struct cmsghdr *cmsg;
 
 	for_each_cmsghdr(cmsg, msg) {
@@ -407,8 +407,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
-			atomic = true;
-			fallthrough;
 		case RDS_CMSG_RDMA_ARGS:
 			rdma = true;
 			break;
@@ -431,8 +429,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 	/* A cookie names a zero-copy send: without SO_ZEROCOPY there is none. */
 	if (cookie && !zcopy)
 		return -EINVAL;
-	if (atomic)
-		return -EOPNOTSUPP;
 	return 0;
 }
 

@@ -519,12 +519,18 @@ RDS_TEST(rdma_args_limits)
 	/* Unmapped local memory. */
 	iov[0].addr = 4096;
 	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1, 0, 0), EFAULT);
-	/* Atomics are not implemented. */
+	/* An atomic's local word must be 8-byte aligned (EFAULT, as Linux);
+	 * one operation per message.
+	 */
 	{
-		struct rds_atomic_args at = { .cookie = cookie };
+		struct rds_atomic_args at = {
+			.cookie = cookie, .local_addr = (uintptr_t)lbuf + 4,
+		};
 
 		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
-					   &at, sizeof(at)), EOPNOTSUPP);
+					   &at, sizeof(at)), EFAULT);
+		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+					   &at, sizeof(at) - 8), EINVAL);
 	}
 	close(t);
 	close(s);
@@ -564,6 +570,88 @@ RDS_TEST(close_frees_everything)
 	RDS_EXPECT(obj_count("mrs") == 0);
 	RDS_EXPECT_ERRNO(free_mr(t, cookie[0], 0), EINVAL);
 	close(t);
+}
+
+static int atomic_op(int fd, const struct rds_addr *to, int type,
+		     uint64_t cookie, uint64_t raddr, uint64_t *local,
+		     uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		     uint64_t token)
+{
+	struct rds_atomic_args at = {
+		.cookie = cookie,
+		.local_addr = (uintptr_t)local,
+		.remote_addr = raddr,
+		.flags = RDS_RDMA_NOTIFY_ME,
+		.user_token = token,
+	};
+
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		at.fadd.add = a;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		at.m_fadd.add = a;
+		at.m_fadd.nocarry_mask = b;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		at.cswp.compare = a;
+		at.cswp.swap = b;
+		break;
+	default:
+		at.m_cswp.compare = a;
+		at.m_cswp.swap = b;
+		at.m_cswp.compare_mask = c;
+		at.m_cswp.swap_mask = d;
+		break;
+	}
+	if (send_with(fd, to, "", 0, type, &at, sizeof(at)) != 0)
+		RDS_FAIL("atomic sendmsg: %s", strerror(errno));
+	return wait_status(fd, token);
+}
+
+RDS_TEST(atomics)
+{
+	uint64_t *tw = pages(1), *res = pages(1);
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no atomics on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tw, 64, 0, &cookie));
+	tw[1] = 100;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 8, &res[0],
+			     5, 0, 0, 0, 1) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[0] == 100 && tw[1] == 105);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_CSWP, cookie, 8, &res[1],
+			     105, 7, 0, 0, 2) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[1] == 105 && tw[1] == 7);
+	/* A failed compare swaps nothing, and still returns the old value. */
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_CSWP, cookie, 8, &res[2],
+			     99, 1, 0, 0, 3) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[2] == 7 && tw[1] == 7);
+	tw[2] = 0x1234;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_MASKED_ATOMIC_CSWP, cookie, 16,
+			     &res[3], 0x34, 0xab00, 0xff, 0xff00, 4) ==
+		   RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[3] == 0x1234 && tw[2] == 0xab34);
+	/* Carries out of bits 7 and 23 are cut: two independent fields. */
+	tw[3] = 0x00ff00ff;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_MASKED_ATOMIC_FADD, cookie, 24,
+			     &res[4], 0x00010001, 0x00800080, 0, 0, 5) ==
+		   RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[4] == 0x00ff00ff && tw[3] == 0);
+	/* Unaligned or outside the region: refused, nothing touched. */
+	res[5] = 42;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 4, &res[5],
+			     1, 0, 0, 0, 6) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 64, &res[5],
+			     1, 0, 0, 0, 7) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(res[5] == 42 && tw[0] == 0 && tw[1] == 7);
+	close(t);
+	close(s);
 }
 
 /* Without CAP_IPC_LOCK, registered pages count against RLIMIT_MEMLOCK. */

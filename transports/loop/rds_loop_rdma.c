@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RDMA over loopback: the target region belongs to a socket of this node,
- * so an RDMA read or write is a copy between two sets of pinned pages.
+ * so an RDMA read or write is a copy between two sets of pinned pages, and
+ * an atomic a cmpxchg loop on the remote word.
  *
  * The core finds the region (by the key, in the table of the socket bound
  * at the message's destination) and holds it alive and locked against
@@ -61,6 +62,57 @@ static void rds_loop_rdma_copy(struct rds_mr *mr, struct rds_rdma_op *op)
 	}
 }
 
+/* @a + @b with the carry out of each bit set in @nocarry discarded. */
+static u64 rds_loop_masked_add(u64 a, u64 b, u64 nocarry)
+{
+	u64 sum = 0, carry = 0, s;
+	unsigned int i;
+
+	if (!nocarry)
+		return a + b;
+	for (i = 0; i < 64; i++) {
+		s = ((a >> i) & 1) + ((b >> i) & 1) + carry;
+		sum |= (s & 1) << i;
+		carry = (s >> 1) & !((nocarry >> i) & 1);
+	}
+	return sum;
+}
+
+/* An 8-byte aligned remote word: atomic against the CPU as well. The old
+ * value goes to the local word.
+ */
+static void rds_loop_atomic(struct rds_mr *mr, struct rds_rdma_op *op)
+{
+	u64 pos = op->op_remote_addr, old, new, seen;
+	struct scatterlist *sg = &op->op_sg[0];
+	void *remote, *local;
+	u64 *word;
+
+	remote = kmap_local_page(mr->r_pages[pos >> PAGE_SHIFT]);
+	word = remote + (pos & ~PAGE_MASK);
+	old = READ_ONCE(*word);
+	for (;;) {
+		if (op->op_type == RDS_OP_ATOMIC_FADD) {
+			new = rds_loop_masked_add(old, op->op_add,
+						  op->op_nocarry);
+		} else {
+			if ((old ^ op->op_compare) & op->op_compare_mask)
+				break;
+			new = (old & ~op->op_swap_mask) |
+			      (op->op_swap & op->op_swap_mask);
+		}
+		seen = cmpxchg64(word, old, new);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	kunmap_local(remote);
+
+	local = kmap_local_page(sg_page(sg));
+	memcpy(local + sg->offset, &old, sizeof(old));
+	kunmap_local(local);
+}
+
 /**
  * rds_loop_xmit_rdma - carry out the RDMA operation of @rm
  * @conn: the loopback connection
@@ -77,8 +129,13 @@ int rds_loop_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 
 	if (rds_mr_access_begin(conn, rm, &acc) &&
 	    rds_loop_rdma_in_range(acc.mr, op)) {
-		rds_loop_rdma_copy(acc.mr, op);
-		status = RDS_RDMA_SUCCESS;
+		if (op->op_type == RDS_OP_RDMA) {
+			rds_loop_rdma_copy(acc.mr, op);
+			status = RDS_RDMA_SUCCESS;
+		} else if (!(op->op_remote_addr & 7)) {
+			rds_loop_atomic(acc.mr, op);
+			status = RDS_RDMA_SUCCESS;
+		}
 	}
 	rds_mr_access_end(&acc);
 	rds_rdma_op_complete(op, status);

@@ -89,12 +89,26 @@ struct rds_notifier {
 	int			n_status;
 };
 
+/* What a struct rds_rdma_op does. */
+enum rds_rdma_op_type {
+	RDS_OP_RDMA,		/* read or write (op_write) */
+	RDS_OP_ATOMIC_FADD,	/* fetch and add, carries cut at op_nocarry */
+	RDS_OP_ATOMIC_CSWP,	/* masked compare and swap */
+};
+
 /**
- * struct rds_rdma_op - the RDMA read or write a message carries
+ * struct rds_rdma_op - the RDMA read, write or atomic a message carries
+ * @op_type: enum rds_rdma_op_type
+ * @op_add: FADD: the addend
+ * @op_nocarry: FADD: bits whose carry out is discarded (0: plain add)
+ * @op_compare: CSWP: compared with the remote word under @op_compare_mask
+ * @op_compare_mask: CSWP: bits compared (all for the unmasked op)
+ * @op_swap: CSWP: the new value, under @op_swap_mask
+ * @op_swap_mask: CSWP: bits replaced (all for the unmasked op)
  * @op_rkey: key of the peer's region
  * @op_remote_addr: offset in the peer's region (remote_vec.addr plus the
  *	cookie's offset)
- * @op_bytes: bytes to move (sum of the local vector)
+ * @op_bytes: bytes to move (sum of the local vector; 8 for atomics)
  * @op_write: RDS_RDMA_READWRITE: local to remote, else remote to local
  * @op_fence: RDS_RDMA_FENCE (loopback is always ordered)
  * @op_notify: RDS_RDMA_NOTIFY_ME
@@ -103,9 +117,17 @@ struct rds_notifier {
  * @op_status: RDS_RDMA_* outcome, RDS_RDMA_DROPPED until done
  * @op_notifier: preallocated notification, or NULL if none is wanted
  * @op_nents: entries of @op_sg
- * @op_sg: the pinned local pages, in order
+ * @op_sg: the pinned local pages, in order (atomics: the 8-byte word
+ *	that receives the remote word's old value)
  */
 struct rds_rdma_op {
+	enum rds_rdma_op_type	op_type;
+	u64			op_add;
+	u64			op_nocarry;
+	u64			op_compare;
+	u64			op_compare_mask;
+	u64			op_swap;
+	u64			op_swap_mask;
 	u32			op_rkey;
 	u64			op_remote_addr;
 	u32			op_bytes;
