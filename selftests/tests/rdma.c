@@ -654,6 +654,70 @@ RDS_TEST(atomics)
 	close(s);
 }
 
+/* RDS_FREE_MR races RDMAs that use the key: once it returns, the memory
+ * is never written again (the initiator keeps writing with the dead key).
+ */
+RDS_TEST(free_mr_races_rdma)
+{
+	volatile uint64_t *shared;
+	unsigned char *tbuf = pages(64);
+	struct rds_addr ta;
+	int t, s, round, st;
+	pid_t pid;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	RDS_EXPECT(shared != MAP_FAILED);
+	shared[0] = 0;
+	shared[1] = 0;
+	pair(&t, &ta, &s);
+	pid = fork();
+	if (pid == 0) {
+		unsigned char *lbuf = pages(64);
+		struct rds_iovec iov = { (uintptr_t)lbuf, 64 * PG };
+		char c[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
+		struct msghdr m;
+
+		memset(lbuf, 0xff, 64 * PG);
+		while (!shared[1]) {
+			if (shared[0])
+				rdma(s, &ta, shared[0], 0, 64 * PG, &iov, 1,
+				     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1);
+			memset(&m, 0, sizeof(m));
+			m.msg_control = c;
+			m.msg_controllen = sizeof(c);
+			if (recvmsg(s, &m, MSG_DONTWAIT) > 0)
+				_exit(1);
+			shared[2]++;
+		}
+		_exit(0);
+	}
+	for (round = 0; round < 40; round++) {
+		uint64_t cookie = 0;
+		char msg[8];
+
+		memset(tbuf, 0, 64 * PG);
+		RDS_EXPECT_OK(get_mr(t, tbuf, 64 * PG, 0, &cookie));
+		shared[0] = cookie;
+		rds_sleep_ms(3);
+		RDS_EXPECT_OK(free_mr(t, cookie, 0));
+		memset(tbuf, 0x11, 64 * PG);
+		rds_sleep_ms(3);
+		if (!all_bytes(tbuf, 64 * PG, 0x11))
+			RDS_FAIL("round %d: memory written after RDS_FREE_MR",
+				 round);
+		while (recv(t, msg, sizeof(msg), MSG_DONTWAIT) >= 0)
+			;
+	}
+	shared[1] = 1;
+	RDS_EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		   !WEXITSTATUS(st));
+	RDS_EXPECT(shared[2] > 0);
+	close(t);
+	close(s);
+}
+
 /* Without CAP_IPC_LOCK, registered pages count against RLIMIT_MEMLOCK. */
 RDS_TEST(memlock_accounting)
 {

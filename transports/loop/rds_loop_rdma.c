@@ -73,7 +73,7 @@ static u64 rds_loop_masked_add(u64 a, u64 b, u64 nocarry)
 	for (i = 0; i < 64; i++) {
 		s = ((a >> i) & 1) + ((b >> i) & 1) + carry;
 		sum |= (s & 1) << i;
-		carry = (s >> 1) & !((nocarry >> i) & 1);
+		carry = (s >> 1) & ~(nocarry >> i) & 1;
 	}
 	return sum;
 }
