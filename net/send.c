@@ -229,6 +229,7 @@ static int rds_send_xmit_rdma(struct rds_connection *conn,
 			      struct rds_message *rm)
 {
 	struct rds_rdma_op *op = rm->m_rdma;
+	int ret;
 
 	if (!op || op->op_done)
 		return 0;
@@ -236,7 +237,11 @@ static int rds_send_xmit_rdma(struct rds_connection *conn,
 		rds_rdma_op_complete(op, RDS_RDMA_OTHER_ERROR);
 		return 0;
 	}
-	return conn->c_trans->xmit_rdma(conn, rm);
+	ret = conn->c_trans->xmit_rdma(conn, rm);
+	if (!ret && op->op_done && op->op_status == RDS_RDMA_SUCCESS)
+		rds_stats_add(rds_net(rds_conn_net(conn)),
+			      RDS_STAT_SEND_RDMA_BYTES, op->op_bytes);
+	return ret;
 }
 
 /**

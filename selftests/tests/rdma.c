@@ -267,6 +267,10 @@ RDS_TEST(write_then_read_with_notify)
 	RDS_EXPECT(!memcmp(tbuf, lbuf, 4 * PG));
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
 
+	/* The bytes are counted (RDS_INFO_COUNTERS). */
+	RDS_EXPECT(rds_counter("send_rdma") >= 2);
+	RDS_EXPECT(rds_counter("send_rdma_bytes") >= 7 * PG);
+
 	/* No NOTIFY_ME, success: nothing to report. */
 	iov.bytes = PG;
 	RDS_EXPECT(rdma(s, &ta, cookie, 0, PG, &iov, 1, 0, 13) == 0);
