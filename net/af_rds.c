@@ -45,6 +45,9 @@ static int rds_release(struct socket *sock)
 	rds_remove_bound(rs);
 	rds_send_drop_to(rs, NULL, 0);
 	rds_clear_recv_queue(rs);
+	rds_rdma_drop_notifications(rs);
+	rds_rdma_drop_mrs(rs);
+	xa_destroy(&rs->rs_mrs);
 	rds_sock_unlink(rs);
 
 	rds_trans_put(rs->rs_loop_transport);
@@ -208,7 +211,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	 */
 
 	spin_lock_bh(&rs->rs_lock);
-	if (rs->rs_cong_notify || !list_empty(&rs->rs_recv_queue))
+	if (rs->rs_cong_notify || !list_empty(&rs->rs_recv_queue) ||
+	    !list_empty(&rs->rs_notify_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rs->rs_snd_bytes < rds_sk_sndbuf(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -292,6 +296,8 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	spin_lock_init(&rs->rs_lock);
 	INIT_LIST_HEAD(&rs->rs_send_queue);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
+	INIT_LIST_HEAD(&rs->rs_notify_queue);
+	xa_init(&rs->rs_mrs);
 	memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
 	rs->rs_conn_addr = in6addr_any;
 	rs->rs_conn_port = 0;

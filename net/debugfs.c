@@ -14,6 +14,7 @@ static const char *const rds_obj_names[RDS_OBJ_MAX] = {
 	[RDS_OBJ_INCOMING]	= "incoming",
 	[RDS_OBJ_CONN]		= "connections",
 	[RDS_OBJ_CONG_MAP]	= "cong_maps",
+	[RDS_OBJ_MR]		= "mrs",
 };
 
 static struct dentry *rds_debugfs_dir;

@@ -77,6 +77,7 @@ static void rds_message_free(struct rds_message *rm)
 	if (rm->m_len > RDS_MSG_INLINE_MAX)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
+	rds_rdma_op_free(rm->m_rdma);
 	kfree(rm);
 	rds_obj_dec(RDS_OBJ_MESSAGE);
 }

@@ -12,6 +12,9 @@
  *   rds_sock->rs_lock
  *   rds_connection->c_lock
  *   rds_net->cong_lock, rds_net->conn_lock
+ * RDMA (rdma.c): rds_mr->r_lock (a mutex, process context only) and
+ * rds_sock->rs_mrs's xa_lock nest neither with each other nor with the
+ * locks above.
  * Nothing takes rs_lock while holding c_lock: the ack and cancel paths
  * collect messages under one lock, drop it, then take the other.
  */
@@ -26,6 +29,7 @@
 #include <net/sock.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
+#include <net/rds/rdma.h>
 #include <net/rds/transport.h>
 #include <net/rds/wire.h>
 
@@ -102,11 +106,13 @@ static inline struct rds_net *rds_net(struct net *net)
  * @rs_loop_transport: loopback transport pinned for local peers of a
  *	transport that prefers loopback
  * @rs_item: on rds_net->sock_list
+ * @rs_mrs: registered memory regions by key (has its own lock)
  * @rs_lock: protects the queues, byte counts and congestion fields
  * @rs_send_queue: messages sent and not yet acked (rds_message)
  * @rs_snd_bytes: payload bytes on @rs_send_queue
  * @rs_recv_queue: received messages not yet read (rds_incoming)
  * @rs_rcv_bytes: payload bytes on @rs_recv_queue
+ * @rs_notify_queue: RDMA notifications for recvmsg (rds_notifier)
  * @rs_congested: this socket's port is marked congested in its map
  * @rs_cong_mask: ports (mod 64) whose uncongestion the user waits for
  * @rs_cong_notify: bits of @rs_cong_mask that became uncongested
@@ -130,12 +136,14 @@ struct rds_sock {
 	struct rds_cong_map	*rs_cong_map;
 	struct rds_connection	*rs_conn;
 	struct list_head	rs_item;
+	struct xarray		rs_mrs;
 
 	spinlock_t		rs_lock;	/* the fields below */
 	struct list_head	rs_send_queue;
 	size_t			rs_snd_bytes;
 	struct list_head	rs_recv_queue;
 	size_t			rs_rcv_bytes;
+	struct list_head	rs_notify_queue;
 	bool			rs_congested;
 	u64			rs_cong_mask;
 	u64			rs_cong_notify;
@@ -200,6 +208,7 @@ enum rds_obj {
 	RDS_OBJ_INCOMING,
 	RDS_OBJ_CONN,
 	RDS_OBJ_CONG_MAP,
+	RDS_OBJ_MR,
 	RDS_OBJ_MAX,
 };
 
@@ -256,6 +265,23 @@ void rds_conn_exit(void);
 /* message.c */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
+
+/* rdma.c */
+int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
+int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
+			unsigned int optlen);
+int rds_free_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
+void rds_rdma_drop_mrs(struct rds_sock *rs);
+void rds_rdma_op_free(struct rds_rdma_op *op);
+int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
+			 struct msghdr *msg);
+void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
+void rds_rdma_set_exthdrs(struct rds_message *rm);
+u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
+void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
+			    int status);
+int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
+void rds_rdma_drop_notifications(struct rds_sock *rs);
 
 /* send.c */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len);

@@ -129,6 +129,7 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 bool rds_recv_pending(struct rds_sock *rs)
 {
 	return READ_ONCE(rs->rs_cong_notify) ||
+	       !list_empty_careful(&rs->rs_notify_queue) ||
 	       !list_empty_careful(&rs->rs_recv_queue);
 }
 
@@ -182,7 +183,16 @@ static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
 			  struct msghdr *msg)
 {
 	struct sock *sk = rds_rs_to_sk(rs);
+	u64 cookie;
 	int ret, i;
+
+	cookie = rds_rdma_hdr_cookie(&inc->i_hdr);
+	if (cookie) {
+		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST, sizeof(cookie),
+			       &cookie);
+		if (ret)
+			return ret;
+	}
 
 	if (inc->i_rx_tstamp && sock_flag(sk, SOCK_RCVTSTAMP)) {
 		if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
@@ -266,7 +276,9 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 
 	timeo = sock_rcvtimeo(sk, nonblock);
 	for (;;) {
-		/* Notifications come first, alone. */
+		/* Notifications come first, alone: RDMA, then congestion. */
+		if (!list_empty_careful(&rs->rs_notify_queue))
+			return rds_rdma_notify_recv(rs, msg);
 		if (READ_ONCE(rs->rs_cong_notify))
 			return rds_recv_cong_notify(rs, msg);
 

@@ -20,9 +20,11 @@
 /* Take @rm off its socket's send list. Returns the socket, whose
  * reference the caller now owns, and sets @wake when the send budget
  * went from full to open (only then can a sender or poller be waiting).
+ * An RDMA operation's notification is queued with @status if the
+ * operation never ran.
  */
 static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
-					     bool *wake)
+					     bool *wake, int status)
 {
 	struct rds_sock *rs;
 	size_t budget;
@@ -38,6 +40,10 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 			*wake = rs->rs_snd_bytes >= budget;
 			rs->rs_snd_bytes -= rm->m_len;
 			*wake &= rs->rs_snd_bytes < budget;
+			if (rm->m_rdma) {
+				rds_rdma_notify_locked(rs, rm, status);
+				*wake = true;
+			}
 			rds_message_put(rm);	/* the socket list's */
 		}
 		spin_unlock(&rs->rs_lock);
@@ -47,8 +53,10 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 	return rs;
 }
 
-/* Retire messages that left their connection: wake and release senders. */
-static void rds_send_retire(struct list_head *list)
+/* Retire messages that left their connection: wake and release senders.
+ * @status: what an RDMA operation that never ran is reported as.
+ */
+static void rds_send_retire(struct list_head *list, int status)
 {
 	struct rds_message *rm, *tmp;
 	struct rds_sock *rs;
@@ -56,7 +64,7 @@ static void rds_send_retire(struct list_head *list)
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
-		rs = rds_send_unlink_sock(rm, &wake);
+		rs = rds_send_unlink_sock(rm, &wake, status);
 		if (rs) {
 			if (wake)
 				rds_wake_sk(rs);
@@ -89,7 +97,7 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 		}
 	}
 	spin_unlock_bh(&conn->c_lock);
-	rds_send_retire(&acked);
+	rds_send_retire(&acked, RDS_RDMA_SUCCESS);
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked);
 
@@ -105,7 +113,7 @@ void rds_send_drop_all(struct rds_connection *conn)
 	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item)
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	spin_unlock_bh(&conn->c_lock);
-	rds_send_retire(&dropped);
+	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
 /* After a disconnect, unacked messages go out again, in order, flagged. */
@@ -150,6 +158,8 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &dropped);
 		rs->rs_snd_bytes -= rm->m_len;
+		if (addr)
+			rds_rdma_notify_locked(rs, rm, RDS_RDMA_CANCELED);
 	}
 	spin_unlock_bh(&rs->rs_lock);
 
@@ -214,6 +224,26 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	return true;
 }
 
+/* The RDMA operation of @rm goes first, once (not again on retransmit). */
+static int rds_send_xmit_rdma(struct rds_connection *conn,
+			      struct rds_message *rm)
+{
+	struct rds_rdma_op *op = rm->m_rdma;
+	int ret;
+
+	if (!op || op->op_done)
+		return 0;
+	if (!conn->c_trans->xmit_rdma) {
+		rds_rdma_op_complete(op, RDS_RDMA_OTHER_ERROR);
+		return 0;
+	}
+	ret = conn->c_trans->xmit_rdma(conn, rm);
+	if (!ret && op->op_done && op->op_status == RDS_RDMA_SUCCESS)
+		rds_stats_add(rds_net(rds_conn_net(conn)),
+			      RDS_STAT_SEND_RDMA_BYTES, op->op_bytes);
+	return ret;
+}
+
 /**
  * rds_send_xmit - run the transmit loop of a connection
  * @conn: the connection
@@ -256,7 +286,9 @@ restart:
 		if (!rm)
 			break;
 
-		ret = conn->c_trans->xmit(conn, rm);
+		ret = rds_send_xmit_rdma(conn, rm);
+		if (!ret)
+			ret = conn->c_trans->xmit(conn, rm);
 		if (ret) {
 			spin_lock_bh(&conn->c_lock);
 			if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags))
@@ -363,7 +395,7 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 }
 
 /* Validate control messages as Linux's RDS does, in its order. RDMA and
- * atomics are refused until the RDMA work lands.
+ * atomics are checked further by rds_rdma_parse_cmsgs().
  */
 static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 {
@@ -376,11 +408,11 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 		if (cmsg->cmsg_level != SOL_RDS)
 			continue;
 		switch (cmsg->cmsg_type) {
-		case RDS_CMSG_RDMA_ARGS:
 		case RDS_CMSG_ATOMIC_CSWP:
 		case RDS_CMSG_ATOMIC_FADD:
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
+		case RDS_CMSG_RDMA_ARGS:
 			rdma = true;
 			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
@@ -402,8 +434,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 	/* A cookie names a zero-copy send: without SO_ZEROCOPY there is none. */
 	if (cookie && !zcopy)
 		return -EINVAL;
-	if (rdma || (map && !cookie))
-		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -516,12 +546,20 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		goto out;
 	rds_stats_add(rn, RDS_STAT_COPY_FROM_USER, payload_len);
 	rm->m_daddr = daddr;
+	ret = rds_rdma_parse_cmsgs(rs, rm, msg);
+	if (ret)
+		goto out;
 
 	conn = rds_send_conn(rs, &daddr, scope_id);
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
 		goto out;
 	}
+	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	rds_rdma_set_exthdrs(rm);
 	rds_conn_connect_if_down(conn);
 
 	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs);
@@ -552,6 +590,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	rds_send_xmit(conn);
 	ret = payload_len;
 out:
+	if (ret < 0)
+		rds_rdma_unmap(rs, rm);
 	rds_message_put(rm);
 	return ret;
 }

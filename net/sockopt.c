@@ -140,10 +140,11 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 	case RDS_CANCEL_SENT_TO:
 		return rds_cancel_sent_to(rs, optval, optlen);
 	case RDS_GET_MR:
+		return rds_get_mr(rs, optval, optlen);
 	case RDS_GET_MR_FOR_DEST:
+		return rds_get_mr_for_dest(rs, optval, optlen);
 	case RDS_FREE_MR:
-		/* The RDMA issue brings memory registration. */
-		return -EOPNOTSUPP;
+		return rds_free_mr(rs, optval, optlen);
 	case RDS_RECVERR:
 		return rds_set_bool(&rs->rs_recverr, optval, optlen);
 	case RDS_CONG_MONITOR:

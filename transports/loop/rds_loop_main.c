@@ -13,7 +13,10 @@
 #include <net/ipv6.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
+#include <net/rds/rdma.h>
 #include <net/rds/transport.h>
+
+#include "rds_loop.h"
 
 static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 				__u32 scope_id)
@@ -24,11 +27,29 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 	return -EADDRNOTAVAIL;
 }
 
+/* Not delivered: a silent RDMA with nothing else to say wakes nobody,
+ * and a message behind a failed RDMA would tell the peer it completed.
+ */
+static bool rds_loop_undelivered(const struct rds_message *rm)
+{
+	const struct rds_rdma_op *op = rm->m_rdma;
+
+	if (!op)
+		return false;
+	if (op->op_done && op->op_status != RDS_RDMA_SUCCESS)
+		return true;
+	return op->op_silent && !rm->m_len && !rm->m_rdma_cookie;
+}
+
 /* The message is its own incoming; the incoming holds a message reference. */
 static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_incoming *inc = &rm->m_inc;
 
+	if (rds_loop_undelivered(rm)) {
+		rds_send_drop_acked(conn, be64_to_cpu(rm->m_hdr.h_sequence));
+		return 0;
+	}
 	rds_inc_init(inc, conn, &conn->c_laddr, &conn->c_faddr);
 	inc->i_hdr = rm->m_hdr;
 	rds_message_get(rm);
@@ -57,6 +78,7 @@ static const struct rds_transport rds_loop_transport = {
 	.owner			= THIS_MODULE,
 	.laddr_check		= rds_loop_laddr_check,
 	.xmit			= rds_loop_xmit,
+	.xmit_rdma		= rds_loop_xmit_rdma,
 	.inc_copy_to_user	= rds_loop_inc_copy_to_user,
 	.inc_free		= rds_loop_inc_free,
 };

@@ -16,6 +16,7 @@
 #include <net/rds/wire.h>
 
 struct rds_connection;
+struct rds_rdma_op;
 struct rds_sock;
 
 /**
@@ -70,6 +71,10 @@ enum {
  * @m_len: payload bytes
  * @m_inc: the message seen as received, for transports that deliver the
  *	sender's own object (loopback); unused by others
+ * @m_rdma: the RDMA read or write to carry out before delivery, or NULL
+ * @m_rdma_cookie: cookie of one of the sender's regions named to the peer
+ *	(RDS_CMSG_RDMA_MAP or RDS_CMSG_RDMA_DEST), or 0
+ * @m_rdma_mapped: @m_rdma_cookie was registered for this message
  * @m_nents: number of @m_sg entries
  * @m_sg: the payload: one entry pointing into this allocation for small
  *	messages, else one page per entry (RDS_FRAG_SIZE each but the last)
@@ -87,6 +92,9 @@ struct rds_message {
 	u64			m_ack_seq;
 	unsigned int		m_len;
 	struct rds_incoming	m_inc;
+	struct rds_rdma_op	*m_rdma;
+	u64			m_rdma_cookie;
+	bool			m_rdma_mapped;
 	unsigned int		m_nents;
 	struct scatterlist	m_sg[];
 };

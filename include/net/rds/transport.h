@@ -59,6 +59,11 @@ struct iov_iter;
  *	-EAGAIN or -ENOMEM to be called again later for the same message.
  *	Process context with RDS_CONN_IN_XMIT held, no spinlocks held; may
  *	sleep. Acks come back through rds_send_drop_acked().
+ * @xmit_rdma: carry out the RDMA operation @rm->m_rdma before @rm itself
+ *	is transmitted, and report its outcome with rds_rdma_op_complete()
+ *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
+ *	called again. Same context as @xmit. NULL: no RDMA on this transport
+ *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
  *	copied or -errno. Process context, may sleep.
  * @inc_free: free @inc once the last reference is gone. Any context.
@@ -81,6 +86,7 @@ struct rds_transport {
 	int (*conn_connect)(struct rds_connection *conn);
 	void (*conn_shutdown)(struct rds_connection *conn);
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm);
+	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 };

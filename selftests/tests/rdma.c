@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA over loopback: memory registration (RDS_GET_MR, RDS_GET_MR_FOR_DEST,
+ * RDS_CMSG_RDMA_MAP), cookies, RDMA reads and writes with their data,
+ * notifications, bad and freed keys, USE_ONCE, argument limits and the
+ * release of everything on close. Linux's in-tree RDS has no RDMA on
+ * loopback: those tests skip there.
+ */
+#define _GNU_SOURCE 1
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+
+#include "../lib/rds_test.h"
+#include "../lib/rds_util.h"
+
+#define PG 4096
+
+static void *pages(size_t n)
+{
+	void *p = mmap(NULL, n * PG, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		RDS_FAIL("mmap: %s", strerror(errno));
+	memset(p, 0, n * PG);
+	return p;
+}
+
+static int get_mr(int fd, void *addr, uint64_t len, uint64_t flags,
+		  uint64_t *cookie)
+{
+	struct rds_get_mr_args a = {
+		.vec = { .addr = (uintptr_t)addr, .bytes = len },
+		.cookie_addr = (uintptr_t)cookie,
+		.flags = flags,
+	};
+
+	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a));
+}
+
+static int free_mr(int fd, uint64_t cookie, uint64_t flags)
+{
+	struct rds_free_mr_args a = { .cookie = cookie, .flags = flags };
+
+	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
+}
+
+/* sendmsg with one SOL_RDS cmsg of @type carrying @arg. */
+static ssize_t send_with(int fd, const struct rds_addr *to, const void *buf,
+			 size_t len, int type, const void *arg, size_t alen)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct rds_rdma_args))];
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = (void *)&to->ss, .msg_namelen = to->len,
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = CMSG_SPACE(alen),
+	};
+	struct cmsghdr *c;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(alen);
+	memcpy(CMSG_DATA(c), arg, alen);
+	return sendmsg(fd, &m, 0);
+}
+
+static ssize_t rdma(int fd, const struct rds_addr *to, uint64_t cookie,
+		    uint64_t raddr, uint64_t rbytes, struct rds_iovec *iov,
+		    uint64_t nr, uint64_t flags, uint64_t token)
+{
+	struct rds_rdma_args a = {
+		.cookie = cookie,
+		.remote_vec = { .addr = raddr, .bytes = rbytes },
+		.local_vec_addr = (uintptr_t)iov,
+		.nr_local = nr,
+		.flags = flags,
+		.user_token = token,
+	};
+
+	return send_with(fd, to, "", 0, RDS_CMSG_RDMA_ARGS, &a, sizeof(a));
+}
+
+/* Wait for one RDS_CMSG_RDMA_STATUS; returns its status, checks token. */
+static int wait_status(int fd, uint64_t token)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct rds_rdma_notify))];
+	long long end = rds_now_ms() + 3000;
+	struct rds_rdma_notify n;
+	struct msghdr m;
+	struct cmsghdr *c;
+	char buf[16];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+
+	for (;;) {
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		if (recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
+			break;
+		if (errno != EAGAIN)
+			RDS_FAIL("recvmsg: %s", strerror(errno));
+		if (rds_now_ms() > end)
+			RDS_FAIL("no RDMA notification");
+		rds_sleep_ms(5);
+	}
+	c = rds_find_cmsg(&m, SOL_RDS, RDS_CMSG_RDMA_STATUS);
+	if (!c)
+		RDS_FAIL("message without RDS_CMSG_RDMA_STATUS");
+	memcpy(&n, CMSG_DATA(c), sizeof(n));
+	if (n.user_token != token)
+		RDS_FAIL("token %llu, expected %llu",
+			 (unsigned long long)n.user_token,
+			 (unsigned long long)token);
+	return n.status;
+}
+
+static long obj_count(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/rds/objects", "r");
+	char n[64];
+	long v, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", n, &v) == 2)
+		if (!strcmp(n, name))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/* A target socket @t (address *@ta) and an initiator @s. */
+static void pair(int *t, struct rds_addr *ta, int *s)
+{
+	*t = rds_bound("127.0.0.1", 0, ta);
+	*s = rds_bound("127.0.0.1", 0, NULL);
+}
+
+RDS_TEST(get_mr_unbound_enotconn)
+{
+	char *buf = pages(1);
+	uint64_t cookie = 0;
+	int fd = rds_socket();
+
+	/* Linux answers the same (with an apology in its source). */
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, 100, 0, &cookie), ENOTCONN);
+	close(fd);
+}
+
+RDS_TEST(get_mr_returns_cookie)
+{
+	char *buf = pages(2);
+	uint64_t cookie = 0, c2 = 0;
+	int fd;
+
+	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
+	fd = rds_bound("127.0.0.1", 0, NULL);
+	RDS_EXPECT_OK(get_mr(fd, buf + 100, 5000, 0, &cookie));
+	RDS_EXPECT((uint32_t)cookie != 0);
+	RDS_EXPECT((cookie >> 32) == 100);	/* offset in the first page */
+	RDS_EXPECT_OK(get_mr(fd, buf, PG, 0, &c2));
+	RDS_EXPECT((uint32_t)c2 != (uint32_t)cookie);
+	RDS_EXPECT((c2 >> 32) == 0);
+	RDS_EXPECT(obj_count("mrs") < 0 || obj_count("mrs") >= 2);
+	RDS_EXPECT_OK(free_mr(fd, cookie, 0));
+	RDS_EXPECT_ERRNO(free_mr(fd, cookie, 0), EINVAL);
+	RDS_EXPECT_OK(free_mr(fd, c2, 0));
+	/* A zero cookie is a flush: fine, even with nothing to flush. */
+	RDS_EXPECT_OK(free_mr(fd, 0, 0));
+	close(fd);
+}
+
+RDS_TEST(get_mr_for_dest)
+{
+	struct rds_get_mr_for_dest_args a;
+	struct rds_addr ta;
+	char *buf = pages(1);
+	uint64_t cookie = 0;
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDS_GET_MR_FOR_DEST on loopback");
+	pair(&t, &ta, &s);
+	memset(&a, 0, sizeof(a));
+	memcpy(&a.dest_addr, &ta.ss, ta.len);
+	a.vec.addr = (uintptr_t)buf;
+	a.vec.bytes = 64;
+	a.cookie_addr = (uintptr_t)&cookie;
+	RDS_EXPECT_OK(setsockopt(s, SOL_RDS, RDS_GET_MR_FOR_DEST, &a,
+				 sizeof(a)));
+	RDS_EXPECT(cookie != 0);
+	RDS_EXPECT_ERRNO(setsockopt(s, SOL_RDS, RDS_GET_MR_FOR_DEST, &a,
+				    sizeof(a) - 1), EINVAL);
+	close(t);
+	close(s);
+}
+
+RDS_TEST(get_mr_bad_args)
+{
+	char *buf = pages(1);
+	struct rds_get_mr_args a = { 0 };
+	uint64_t cookie = 0;
+	int fd;
+
+	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
+	fd = rds_bound("127.0.0.1", 0, NULL);
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, 0, 0, &cookie), EINVAL);
+	RDS_EXPECT_ERRNO(get_mr(fd, (void *)(uintptr_t)-4096, 8192, 0,
+				&cookie), EINVAL);
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, (1u << 20) + 2 * PG, 0, &cookie),
+			 EMSGSIZE);
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, 100, 0, (uint64_t *)8), EFAULT);
+	RDS_EXPECT_ERRNO(get_mr(fd, (void *)8, 100, 0, &cookie), EFAULT);
+	RDS_EXPECT_ERRNO(setsockopt(fd, SOL_RDS, RDS_GET_MR, &a,
+				    sizeof(a) - 1), EINVAL);
+	RDS_EXPECT(obj_count("mrs") <= 0);
+	close(fd);
+}
+
+RDS_TEST(write_then_read_with_notify)
+{
+	unsigned char *tbuf = pages(4), *lbuf = pages(4);
+	struct rds_iovec iov = { 0 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tbuf, 4 * PG, 0, &cookie));
+
+	/* Write 3 pages of pattern to the target, with a message behind. */
+	rds_fill(lbuf, 3 * PG, 7);
+	iov.addr = (uintptr_t)lbuf;
+	iov.bytes = 3 * PG;
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 3 * PG, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 11) == 0);
+	RDS_EXPECT(wait_status(s, 11) == RDS_RDMA_SUCCESS);
+	/* The message arrives after the data. */
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(!memcmp(tbuf, lbuf, 3 * PG));
+	RDS_EXPECT(all_bytes(tbuf + 3 * PG, PG, 0));
+
+	/* Read it back into another region. */
+	rds_fill(tbuf, 4 * PG, 9);
+	memset(lbuf, 0, 4 * PG);
+	iov.bytes = 4 * PG;
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 4 * PG, &iov, 1,
+			RDS_RDMA_NOTIFY_ME, 12) == 0);
+	RDS_EXPECT(wait_status(s, 12) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(!memcmp(tbuf, lbuf, 4 * PG));
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+
+	/* The bytes are counted (RDS_INFO_COUNTERS). */
+	RDS_EXPECT(rds_counter("send_rdma") >= 2);
+	RDS_EXPECT(rds_counter("send_rdma_bytes") >= 7 * PG);
+
+	/* No NOTIFY_ME, success: nothing to report. */
+	iov.bytes = PG;
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, PG, &iov, 1, 0, 13) == 0);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT_ERRNO(recv(s, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
+}
+
+RDS_TEST(offsets_and_vectors)
+{
+	unsigned char *tbuf = pages(3), *lbuf = pages(3), *want = pages(3);
+	struct rds_iovec iov[3];
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	/* Region: 9000 bytes from offset 333 of the first page. */
+	RDS_EXPECT_OK(get_mr(t, tbuf + 333, 9000, 0, &cookie));
+	rds_fill(lbuf, 3 * PG, 3);
+	iov[0].addr = (uintptr_t)lbuf + 10;
+	iov[0].bytes = 100;
+	iov[1].addr = (uintptr_t)lbuf + PG - 50;
+	iov[1].bytes = 4000;
+	iov[2].addr = (uintptr_t)lbuf + 2 * PG + 1;
+	iov[2].bytes = 7;
+	/* remote_vec.addr is an offset into the region (cookie's included). */
+	RDS_EXPECT(rdma(s, &ta, cookie, 1000, 4107, iov, 3,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	memcpy(want + 333 + 1000, lbuf + 10, 100);
+	memcpy(want + 333 + 1100, lbuf + PG - 50, 4000);
+	memcpy(want + 333 + 5100, lbuf + 2 * PG + 1, 7);
+	RDS_EXPECT(!memcmp(tbuf, want, 3 * PG));
+
+	/* The whole region exactly, then one byte past it. */
+	iov[0].addr = (uintptr_t)lbuf;
+	iov[0].bytes = 9000;
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 9000, iov, 1, RDS_RDMA_NOTIFY_ME,
+			2) == 0);
+	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(!memcmp(lbuf, tbuf + 333, 9000));
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	close(t);
+	close(s);
+}
+
+RDS_TEST(range_beyond_mr_refused)
+{
+	unsigned char *tbuf = pages(3), *lbuf = pages(3);
+	struct rds_iovec iov;
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tbuf + 100, 2 * PG, 0, &cookie));
+	memset(lbuf, 0xab, 3 * PG);
+	iov.addr = (uintptr_t)lbuf;
+	iov.bytes = 2 * PG;
+	/* One byte too far. */
+	RDS_EXPECT(rdma(s, &ta, cookie, 1, 2 * PG, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 5) == 0);
+	RDS_EXPECT(wait_status(s, 5) == RDS_RDMA_REMOTE_ERROR);
+	/* Far beyond, and a wrapping offset. */
+	iov.bytes = 16;
+	RDS_EXPECT(rdma(s, &ta, cookie, 1 << 20, 16, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 6) == 0);
+	RDS_EXPECT(wait_status(s, 6) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(rdma(s, &ta, cookie, (uint64_t)-200, 16, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 7) == 0);
+	RDS_EXPECT(wait_status(s, 7) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(all_bytes(tbuf, 3 * PG, 0));
+	/* The message behind a failed RDMA is not delivered. */
+	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
+}
+
+RDS_TEST(bad_and_freed_cookies_remote_error)
+{
+	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	struct rds_addr ta, oa;
+	uint64_t cookie = 0, other = 0;
+	char msg[8];
+	int t, s, o;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	o = rds_bound("127.0.0.1", 0, &oa);
+	memset(lbuf, 0x5a, PG);
+	RDS_EXPECT_OK(get_mr(t, tbuf, PG, 0, &cookie));
+	RDS_EXPECT_OK(get_mr(o, tbuf, PG, 0, &other));
+
+	/* A key nobody registered. */
+	RDS_EXPECT(rdma(s, &ta, cookie ^ 0x5555, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_REMOTE_ERROR);
+	/* Another socket's key: it is not the target's. */
+	RDS_EXPECT(rdma(s, &ta, other, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2) == 0);
+	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_REMOTE_ERROR);
+	/* A freed key. */
+	RDS_EXPECT_OK(free_mr(t, cookie, 0));
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3) == 0);
+	RDS_EXPECT(wait_status(s, 3) == RDS_RDMA_REMOTE_ERROR);
+	/* Errors are reported with RDS_RECVERR even without NOTIFY_ME. */
+	rds_set_int(s, SOL_RDS, RDS_RECVERR, 1);
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1, RDS_RDMA_READWRITE,
+			4) == 0);
+	RDS_EXPECT(wait_status(s, 4) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(all_bytes(tbuf, PG, 0));
+	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
+	close(o);
+}
+
+RDS_TEST(use_once_dies_after_one_use)
+{
+	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tbuf, PG, RDS_RDMA_USE_ONCE, &cookie));
+	memset(lbuf, 1, PG);
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(all_bytes(tbuf, 64, 1) && all_bytes(tbuf + 64, PG - 64, 0));
+	memset(lbuf, 2, PG);
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2) == 0);
+	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(all_bytes(tbuf, 64, 1));
+	/* Gone from the table: freeing it is an unknown cookie. */
+	RDS_EXPECT_ERRNO(free_mr(t, cookie, 0), EINVAL);
+	close(t);
+	close(s);
+	RDS_EXPECT(obj_count("mrs") <= 0);
+}
+
+RDS_TEST(rdma_map_delivers_rdma_dest)
+{
+	unsigned char *abuf = pages(2), *lbuf = pages(2);
+	char cbuf[CMSG_SPACE(sizeof(uint64_t)) + 64];
+	struct rds_iovec iov = { (uintptr_t)lbuf, 1000 };
+	struct rds_addr aa, ba;
+	struct rds_get_mr_args m = { 0 };
+	uint64_t cookie = 0, got = 0;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	char buf[16];
+	struct iovec io = { .iov_base = buf, .iov_len = sizeof(buf) };
+	int a, b;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	a = rds_bound("127.0.0.1", 0, &aa);
+	b = rds_bound("127.0.0.1", 0, &ba);
+	m.vec.addr = (uintptr_t)abuf + 50;
+	m.vec.bytes = 2000;
+	m.cookie_addr = (uintptr_t)&cookie;
+	RDS_EXPECT(send_with(a, &ba, "req", 3, RDS_CMSG_RDMA_MAP, &m,
+			     sizeof(m)) == 3);
+	RDS_EXPECT(cookie != 0 && (cookie >> 32) == 50);
+
+	RDS_EXPECT(rds_wait_readable(b, 2000));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &io;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof(cbuf);
+	RDS_EXPECT(recvmsg(b, &mh, 0) == 3);
+	c = rds_find_cmsg(&mh, SOL_RDS, RDS_CMSG_RDMA_DEST);
+	RDS_EXPECT(c != NULL);
+	if (c)
+		memcpy(&got, CMSG_DATA(c), sizeof(got));
+	RDS_EXPECT(got == cookie);
+
+	/* B writes into A's region with the cookie it was given. */
+	rds_fill(lbuf, 1000, 4);
+	RDS_EXPECT(rdma(b, &aa, got, 0, 1000, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 8) == 0);
+	RDS_EXPECT(wait_status(b, 8) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(!memcmp(abuf + 50, lbuf, 1000));
+
+	/* RDS_CMSG_RDMA_DEST names an existing region the same way. */
+	RDS_EXPECT(send_with(a, &ba, "again", 5, RDS_CMSG_RDMA_DEST, &cookie,
+			     sizeof(cookie)) == 5);
+	RDS_EXPECT(rds_wait_readable(b, 2000));
+	mh.msg_controllen = sizeof(cbuf);
+	got = 0;
+	RDS_EXPECT(recvmsg(b, &mh, 0) == 5);
+	c = rds_find_cmsg(&mh, SOL_RDS, RDS_CMSG_RDMA_DEST);
+	if (c)
+		memcpy(&got, CMSG_DATA(c), sizeof(got));
+	RDS_EXPECT(got == cookie);
+	/* ... but only one of ours. */
+	got = cookie ^ 0x77;
+	RDS_EXPECT_ERRNO(send_with(a, &ba, "x", 1, RDS_CMSG_RDMA_DEST, &got,
+				   sizeof(got)), EINVAL);
+	close(a);
+	close(b);
+}
+
+RDS_TEST(rdma_args_limits)
+{
+	unsigned char *lbuf = pages(1);
+	struct rds_iovec iov[2] = { { (uintptr_t)lbuf, 64 } };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, lbuf, PG, 0, &cookie));
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 0, 0, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1025, 0, 0),
+			 EMSGSIZE);
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1ull << 62, 0, 0),
+			 EMSGSIZE);
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, (void *)8, 1, 0, 0),
+			 EFAULT);
+	/* An iovec that wraps, one that is empty. */
+	iov[1].addr = (uint64_t)-100;
+	iov[1].bytes = 200;
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0), EINVAL);
+	iov[1].addr = (uintptr_t)lbuf;
+	iov[1].bytes = 0;
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0), EINVAL);
+	/* More than 1 MiB in total, more local bytes than remote. */
+	iov[1].bytes = 1u << 20;
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 2u << 20, iov, 2, 0, 0),
+			 EMSGSIZE);
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 63, iov, 1, 0, 0), EINVAL);
+	/* Unmapped local memory. */
+	iov[0].addr = 4096;
+	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1, 0, 0), EFAULT);
+	/* An atomic's local word must be 8-byte aligned (EFAULT, as Linux);
+	 * one operation per message.
+	 */
+	{
+		struct rds_atomic_args at = {
+			.cookie = cookie, .local_addr = (uintptr_t)lbuf + 4,
+		};
+
+		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+					   &at, sizeof(at)), EFAULT);
+		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+					   &at, sizeof(at) - 8), EINVAL);
+	}
+	close(t);
+	close(s);
+	RDS_EXPECT(obj_count("messages") <= 0);
+}
+
+RDS_TEST(close_frees_everything)
+{
+	unsigned char *buf = pages(16), *lbuf = pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	struct rds_addr ta;
+	uint64_t cookie[8];
+	int t, s, i;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	if (obj_count("mrs") < 0)
+		rds_test_skip("no /sys/kernel/debug/rds/objects");
+	pair(&t, &ta, &s);
+	for (i = 0; i < 8; i++)
+		RDS_EXPECT_OK(get_mr(t, buf + i * 2 * PG, 2 * PG, 0,
+				     &cookie[i]));
+	RDS_EXPECT(obj_count("mrs") >= 8);
+	/* An undelivered notification is freed with its socket too. */
+	RDS_EXPECT(rdma(s, &ta, cookie[3], 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	close(t);
+	close(s);
+	RDS_EXPECT(obj_count("mrs") == 0);
+	/* Pages are unpinned: the memory can go away. */
+	RDS_EXPECT_OK(munmap(buf, 16 * PG));
+	/* Flush-all frees every region of a socket. */
+	t = rds_bound("127.0.0.1", 0, NULL);
+	buf = pages(2);
+	RDS_EXPECT_OK(get_mr(t, buf, PG, 0, &cookie[0]));
+	RDS_EXPECT_OK(get_mr(t, buf + PG, PG, 0, &cookie[1]));
+	RDS_EXPECT_OK(free_mr(t, 0, RDS_RDMA_INVALIDATE));
+	RDS_EXPECT(obj_count("mrs") == 0);
+	RDS_EXPECT_ERRNO(free_mr(t, cookie[0], 0), EINVAL);
+	close(t);
+}
+
+static int atomic_op(int fd, const struct rds_addr *to, int type,
+		     uint64_t cookie, uint64_t raddr, uint64_t *local,
+		     uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		     uint64_t token)
+{
+	struct rds_atomic_args at = {
+		.cookie = cookie,
+		.local_addr = (uintptr_t)local,
+		.remote_addr = raddr,
+		.flags = RDS_RDMA_NOTIFY_ME,
+		.user_token = token,
+	};
+
+	switch (type) {
+	case RDS_CMSG_ATOMIC_FADD:
+		at.fadd.add = a;
+		break;
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+		at.m_fadd.add = a;
+		at.m_fadd.nocarry_mask = b;
+		break;
+	case RDS_CMSG_ATOMIC_CSWP:
+		at.cswp.compare = a;
+		at.cswp.swap = b;
+		break;
+	default:
+		at.m_cswp.compare = a;
+		at.m_cswp.swap = b;
+		at.m_cswp.compare_mask = c;
+		at.m_cswp.swap_mask = d;
+		break;
+	}
+	if (send_with(fd, to, "", 0, type, &at, sizeof(at)) != 0)
+		RDS_FAIL("atomic sendmsg: %s", strerror(errno));
+	return wait_status(fd, token);
+}
+
+RDS_TEST(atomics)
+{
+	uint64_t *tw = pages(1), *res = pages(1);
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no atomics on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tw, 64, 0, &cookie));
+	tw[1] = 100;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 8, &res[0],
+			     5, 0, 0, 0, 1) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[0] == 100 && tw[1] == 105);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_CSWP, cookie, 8, &res[1],
+			     105, 7, 0, 0, 2) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[1] == 105 && tw[1] == 7);
+	/* A failed compare swaps nothing, and still returns the old value. */
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_CSWP, cookie, 8, &res[2],
+			     99, 1, 0, 0, 3) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[2] == 7 && tw[1] == 7);
+	tw[2] = 0x1234;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_MASKED_ATOMIC_CSWP, cookie, 16,
+			     &res[3], 0x34, 0xab00, 0xff, 0xff00, 4) ==
+		   RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[3] == 0x1234 && tw[2] == 0xab34);
+	/* Carries out of bits 7 and 23 are cut: two independent fields. */
+	tw[3] = 0x00ff00ff;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_MASKED_ATOMIC_FADD, cookie, 24,
+			     &res[4], 0x00010001, 0x00800080, 0, 0, 5) ==
+		   RDS_RDMA_SUCCESS);
+	RDS_EXPECT(res[4] == 0x00ff00ff && tw[3] == 0);
+	/* Unaligned or outside the region: refused, nothing touched. */
+	res[5] = 42;
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 4, &res[5],
+			     1, 0, 0, 0, 6) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 64, &res[5],
+			     1, 0, 0, 0, 7) == RDS_RDMA_REMOTE_ERROR);
+	RDS_EXPECT(res[5] == 42 && tw[0] == 0 && tw[1] == 7);
+	close(t);
+	close(s);
+}
+
+/* RDS_FREE_MR races RDMAs that use the key: once it returns, the memory
+ * is never written again (the initiator keeps writing with the dead key).
+ */
+RDS_TEST(free_mr_races_rdma)
+{
+	volatile uint64_t *shared;
+	unsigned char *tbuf = pages(64);
+	struct rds_addr ta;
+	int t, s, round, st;
+	pid_t pid;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	RDS_EXPECT(shared != MAP_FAILED);
+	shared[0] = 0;
+	shared[1] = 0;
+	pair(&t, &ta, &s);
+	pid = fork();
+	if (pid == 0) {
+		unsigned char *lbuf = pages(64);
+		struct rds_iovec iov = { (uintptr_t)lbuf, 64 * PG };
+		char c[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
+		struct msghdr m;
+
+		memset(lbuf, 0xff, 64 * PG);
+		while (!shared[1]) {
+			if (shared[0])
+				rdma(s, &ta, shared[0], 0, 64 * PG, &iov, 1,
+				     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1);
+			memset(&m, 0, sizeof(m));
+			m.msg_control = c;
+			m.msg_controllen = sizeof(c);
+			if (recvmsg(s, &m, MSG_DONTWAIT) > 0)
+				_exit(1);
+			shared[2]++;
+		}
+		_exit(0);
+	}
+	for (round = 0; round < 40; round++) {
+		uint64_t cookie = 0;
+		char msg[8];
+
+		memset(tbuf, 0, 64 * PG);
+		RDS_EXPECT_OK(get_mr(t, tbuf, 64 * PG, 0, &cookie));
+		shared[0] = cookie;
+		rds_sleep_ms(3);
+		RDS_EXPECT_OK(free_mr(t, cookie, 0));
+		memset(tbuf, 0x11, 64 * PG);
+		rds_sleep_ms(3);
+		if (!all_bytes(tbuf, 64 * PG, 0x11))
+			RDS_FAIL("round %d: memory written after RDS_FREE_MR",
+				 round);
+		while (recv(t, msg, sizeof(msg), MSG_DONTWAIT) >= 0)
+			;
+	}
+	shared[1] = 1;
+	RDS_EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		   !WEXITSTATUS(st));
+	RDS_EXPECT(shared[2] > 0);
+	close(t);
+	close(s);
+}
+
+/* Without CAP_IPC_LOCK, registered pages count against RLIMIT_MEMLOCK. */
+RDS_TEST(memlock_accounting)
+{
+	struct rlimit rl = { 2 * PG, 2 * PG };
+	char *buf = pages(4);
+	uint64_t c1 = 0, c2 = 0;
+	int fd;
+
+	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
+	fd = rds_bound("127.0.0.1", 0, NULL);
+	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
+	RDS_EXPECT_OK(setresuid(65534, 65534, 65534));	/* drops all caps */
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, 3 * PG, 0, &c1), ENOMEM);
+	RDS_EXPECT_OK(get_mr(fd, buf, 2 * PG, 0, &c1));
+	RDS_EXPECT_ERRNO(get_mr(fd, buf + 2 * PG, PG, 0, &c2), ENOMEM);
+	RDS_EXPECT_OK(free_mr(fd, c1, 0));
+	RDS_EXPECT_OK(get_mr(fd, buf + 2 * PG, PG, 0, &c2));
+	rl.rlim_cur = 0;
+	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
+	RDS_EXPECT_ERRNO(get_mr(fd, buf, PG, 0, &c1), EPERM);
+	close(fd);
+}
+
+/* A region may be read and written by an RDMA from its own socket. */
+RDS_TEST(rdma_to_self)
+{
+	unsigned char *buf = pages(2);
+	struct rds_iovec iov = { (uintptr_t)buf + PG, 100 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	t = rds_bound("127.0.0.1", 0, &ta);
+	RDS_EXPECT_OK(get_mr(t, buf, PG, 0, &cookie));
+	rds_fill(buf + PG, 100, 1);
+	RDS_EXPECT(rdma(t, &ta, cookie, 20, 100, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3) == 0);
+	RDS_EXPECT(wait_status(t, 3) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	RDS_EXPECT(!memcmp(buf + 20, buf + PG, 100));
+	close(t);
+}
+
+/* RDS_RDMA_SILENT with no payload: the RDMA happens, the peer is not
+ * woken (nothing is delivered).
+ */
+RDS_TEST(silent_rdma_not_delivered)
+{
+	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(get_mr(t, tbuf, PG, 0, &cookie));
+	memset(lbuf, 9, 64);
+	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			RDS_RDMA_READWRITE | RDS_RDMA_SILENT |
+			RDS_RDMA_NOTIFY_ME, 4) == 0);
+	RDS_EXPECT(wait_status(s, 4) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(all_bytes(tbuf, 64, 9));
+	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
+}
+
+RDS_TEST_MAIN()
