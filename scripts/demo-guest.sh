@@ -88,6 +88,10 @@ demo_transport() {
 }
 
 demo_transport loopback 127.0.0.1 127.0.0.1
+section "RDMA over loopback: rds-stress -D 65536 -M 0 -v (write + read, verified)"
+tools/rds-stress -r 127.0.0.1 -p 4100 > /tmp/stress-rdma-passive.log 2>&1 &
+tools/rds-stress -r 127.0.0.1 -s 127.0.0.1 -p 4100 -t 1 -d 2 -T 3 -D 65536 -M 0 -v || status=1
+wait
 demo_transport "tcp (peer is local: carried by rds_loop, as in Linux)" 10.99.0.1 10.99.0.2 --transport tcp
 demo_transport "infiniband (rxe0)" 10.99.0.1 10.99.0.2 --transport ib
 demo_transport "iwarp (siw0)" 10.98.0.1 10.98.0.2 --transport iwarp
