@@ -26,9 +26,10 @@ MODULES=${RDS_FAULT_MODULES:-rds rds_loop rds_tcp rds_rdma rds_iwarp}
 # skipped (they would only cost time).
 PROBS=${RDS_FAULT_PROBS:-100 10}
 # Without NAME arguments: the programs that drive the core's and the
-# transports' allocation paths; the long ones (stress, tools, python)
-# add time, not sites. RDS_FAULT_TESTS=all runs everything.
-DEFAULT_TESTS="socket_create bind connect sendmsg recvmsg sockopt info poll ping cong lifecycle netns loop_unload rdma"
+# transports' allocation paths; the long ones (stress, tools, python,
+# and the waiting congestion, poll and netns tests) add time, not sites.
+# RDS_FAULT_TESTS=all runs everything.
+DEFAULT_TESTS="socket_create bind connect sendmsg recvmsg sockopt info ping lifecycle loop_unload rdma"
 if [ $# = 0 ] && [ "${RDS_FAULT_TESTS:-}" != all ]; then
 	# shellcheck disable=SC2086
 	set -- ${RDS_FAULT_TESTS:-$DEFAULT_TESTS}
