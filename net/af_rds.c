@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -309,6 +310,8 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	xa_init(&rs->rs_mrs);
+	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
+	rs->rs_mr_keygen.kg_salt = get_random_u64();
 	memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
 	rs->rs_bound_ok = false;
 	rs->rs_conn_addr = in6addr_any;

@@ -33,7 +33,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	size = struct_size(rm, m_sg, nents);
 	if (inline_data)
 		size += len;
-	rm = kmalloc(size, gfp);
+	rm = kmalloc(size, gfp | __GFP_ACCOUNT);
 	if (!rm)
 		return NULL;
 	memset(rm, 0, sizeof(*rm));
@@ -54,7 +54,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 		return rm;
 	}
 	for (i = 0; i < nents; i++) {
-		struct page *page = alloc_page(gfp);
+		struct page *page = alloc_page(gfp | __GFP_ACCOUNT);
 
 		if (!page)
 			goto err;

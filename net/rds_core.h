@@ -129,6 +129,7 @@ static inline struct rds_net *rds_net(struct net *net)
  *	transport that prefers loopback
  * @rs_item: on rds_net->sock_list
  * @rs_mrs: registered memory regions by key (has its own lock)
+ * @rs_mr_keygen: key state of @rs_mrs
  * @rs_lock: protects the queues, byte counts and congestion fields
  * @rs_send_queue: messages sent and not yet acked (rds_message)
  * @rs_snd_bytes: payload bytes on @rs_send_queue
@@ -161,6 +162,7 @@ struct rds_sock {
 	struct rds_connection	*rs_conn;
 	struct list_head	rs_item;
 	struct xarray		rs_mrs;
+	struct rds_mr_keygen	rs_mr_keygen;
 
 	spinlock_t		rs_lock;	/* the fields below */
 	struct list_head	rs_send_queue;
@@ -221,6 +223,9 @@ static inline struct net *rds_sock_net(struct rds_sock *rs)
  * messages are not free.
  */
 #define RDS_MSG_OVERHEAD	256
+
+/* What an unread RDMA notification costs its sender's budget. */
+#define RDS_NOTIFY_CHARGE	RDS_MSG_OVERHEAD
 
 static inline size_t rds_msg_charge(unsigned int len)
 {

@@ -615,6 +615,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		goto out;
 
+	rds_rdma_set_exthdrs(rm);
 again:
 	conn = rds_send_conn(rs, &daddr, scope_id);
 	if (IS_ERR(conn)) {
@@ -625,7 +626,6 @@ again:
 		ret = -EOPNOTSUPP;
 		goto out_conn;
 	}
-	rds_rdma_set_exthdrs(rm);
 	rds_conn_connect_if_down(conn);
 
 	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs);

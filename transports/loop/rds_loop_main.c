@@ -87,6 +87,7 @@ static const struct rds_transport rds_loop_transport = {
 	.faddr_check		= rds_loop_faddr_check,
 	.xmit			= rds_loop_xmit,
 	.xmit_rdma		= rds_loop_xmit_rdma,
+	.mr_key			= rds_mr_key_next,
 	.inc_copy_to_user	= rds_loop_inc_copy_to_user,
 	.inc_free		= rds_loop_inc_free,
 };

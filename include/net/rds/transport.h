@@ -33,6 +33,7 @@ enum rds_trans_type {
 struct rds_connection;
 struct rds_message;
 struct rds_incoming;
+struct rds_mr_keygen;
 struct iov_iter;
 
 /**
@@ -68,6 +69,10 @@ struct iov_iter;
  *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
  *	called again. Same context as @xmit. NULL: no RDMA on this transport
  *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
+ * @mr_key: mint the key of a new memory region registered by a socket
+ *	whose key state is @kg; never 0. Required with @xmit_rdma. The
+ *	loopback transport uses rds_mr_key_next(); an adapter returns its
+ *	MR's rkey. Process context.
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
  *	copied or -errno. Process context, may sleep.
  * @inc_free: free @inc once the last reference is gone. Any context.
@@ -93,6 +98,7 @@ struct rds_transport {
 	void (*conn_shutdown)(struct rds_connection *conn);
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm);
 	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
+	u32 (*mr_key)(struct rds_mr_keygen *kg);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 };
