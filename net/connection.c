@@ -36,6 +36,7 @@
 static DEFINE_SPINLOCK(rds_conn_all_lock);
 static LIST_HEAD(rds_conn_all);
 static DECLARE_WAIT_QUEUE_HEAD(rds_conn_freed_wq);
+static struct lock_class_key rds_conn_xmit_key;
 
 /* The part of a connection that lives outside the public struct. */
 struct rds_conn_priv {
@@ -218,6 +219,8 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	INIT_DELAYED_WORK(&conn->c_conn_w, rds_conn_connect_worker);
 	INIT_WORK(&conn->c_down_w, rds_conn_down_worker);
 	init_waitqueue_head(&conn->c_waitq);
+	lockdep_init_map(&conn->c_xmit_map, "rds_conn_xmit", &rds_conn_xmit_key,
+			 0);
 	INIT_LIST_HEAD(&cp->all_item);
 	INIT_LIST_HEAD(&cp->kill_item);
 	INIT_WORK(&cp->free_w, rds_conn_free_worker);
@@ -431,7 +434,11 @@ static void rds_conn_shutdown(struct rds_connection *conn)
 			return;
 	} while (!rds_conn_transition(conn, state, RDS_CONN_DISCONNECTING));
 
-	/* Wait out a transmit loop in progress. */
+	/* Wait out a transmit loop in progress: for lockdep, that is
+	 * taking the transmit lock.
+	 */
+	lock_map_acquire(&conn->c_xmit_map);
+	lock_map_release(&conn->c_xmit_map);
 	wait_event(conn->c_waitq,
 		   !test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
 	if (conn->c_trans->conn_shutdown)

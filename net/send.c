@@ -273,12 +273,12 @@ int rds_send_xmit(struct rds_connection *conn)
 	int ret = 0;
 
 restart:
-	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
+	if (!rds_conn_xmit_trylock(conn)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_CONTENTION);
 		return 0;
 	}
 	if (rds_conn_state(conn) != RDS_CONN_UP) {
-		clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+		rds_conn_xmit_unlock(conn);
 		if (wq_has_sleeper(&conn->c_waitq))	/* implies a barrier */
 			wake_up_all(&conn->c_waitq);
 		rds_conn_connect_if_down(conn);
@@ -313,7 +313,7 @@ restart:
 			break;
 	}
 
-	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	rds_conn_xmit_unlock(conn);
 	/* Order the release against the checks below (and the shutdown
 	 * path's wait_event), then wake a waiting shutdown, if any.
 	 */

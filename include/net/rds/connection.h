@@ -10,6 +10,7 @@
 
 #include <linux/in6.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -66,6 +67,8 @@ enum {
  * @c_waitq: woken when the transmit loop becomes free
  * @c_last_used: jiffies of the last message queued or received (reaping)
  * @c_rcu: frees the connection after lockless hash walkers are done
+ * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
+ *	for senders, a full acquire for shutdown, which waits for it)
  */
 struct rds_connection {
 	refcount_t		c_refs;
@@ -99,6 +102,9 @@ struct rds_connection {
 	wait_queue_head_t	c_waitq;
 	unsigned long		c_last_used;
 	struct rcu_head		c_rcu;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map	c_xmit_map;
+#endif
 };
 
 static inline struct net *rds_conn_net(const struct rds_connection *conn)
@@ -118,6 +124,26 @@ static inline void rds_conn_touch(struct rds_connection *conn)
 
 	if (READ_ONCE(conn->c_last_used) != now)
 		WRITE_ONCE(conn->c_last_used, now);
+}
+
+/**
+ * rds_conn_xmit_trylock - take the transmit bit-lock of a connection
+ * @conn: the connection
+ *
+ * Return: true if the caller now runs the transmit loop alone.
+ */
+static inline bool rds_conn_xmit_trylock(struct rds_connection *conn)
+{
+	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags))
+		return false;
+	lock_map_acquire_try(&conn->c_xmit_map);
+	return true;
+}
+
+static inline void rds_conn_xmit_unlock(struct rds_connection *conn)
+{
+	lock_map_release(&conn->c_xmit_map);
+	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
 }
 
 bool rds_conn_transition(struct rds_connection *conn,
