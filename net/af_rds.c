@@ -50,8 +50,10 @@ static int rds_release(struct socket *sock)
 	rds_rdma_drop_mrs(rs);
 	xa_destroy(&rs->rs_mrs);
 	rds_sock_unlink(rs);
-	if (rs->rs_conn)
+	if (rs->rs_conn) {
+		atomic_dec(&rs->rs_conn->c_cached);
 		rds_conn_put(rs->rs_conn);
+	}
 	rs->rs_conn = NULL;
 
 	rds_trans_put(rs->rs_loop_transport);

@@ -9,7 +9,8 @@
  * socket's cached rs_conn, each message queued on it (m_conn) and each
  * incoming message it delivered (i_conn). A connection is killed when its
  * transport unloads, its namespace dies, or it has been idle (no user but
- * the table, nothing queued or unacked) for net.rds.conn_idle_ms: it is
+ * the table and sockets' rs_conn caches, nothing queued or unacked) for
+ * net.rds.conn_idle_ms: it is
  * unhashed and marked RDS_CONN_DESTROYING (nothing new is queued on it,
  * no work is scheduled for it), its transport connection is shut down,
  * and the table's reference is dropped. The last reference frees it from
@@ -619,13 +620,16 @@ void rds_conn_net_exit(struct rds_net *rn)
 	rn->tomb_count = 0;
 }
 
-/* Idle: only the table refers to it and nothing is queued or unacked. */
+/* Idle: nothing but the table and sockets' caches refers to it, and
+ * nothing is queued or unacked. A socket whose cached connection was
+ * reaped finds it dying at its next send and looks up a new one.
+ */
 static bool rds_conn_idle(struct rds_connection *conn, const void *arg)
 {
 	unsigned long idle = *(const unsigned long *)arg;
 	bool empty;
 
-	if (refcount_read(&conn->c_refs) != 1 ||
+	if (refcount_read(&conn->c_refs) != 1 + atomic_read(&conn->c_cached) ||
 	    time_before(jiffies, READ_ONCE(conn->c_last_used) + idle))
 		return false;
 	spin_lock(&conn->c_lock);

@@ -487,9 +487,12 @@ static void rds_send_cache_conn(struct rds_sock *rs,
 	struct rds_connection *old;
 
 	rds_conn_get(conn);
+	atomic_inc(&conn->c_cached);
 	old = xchg(&rs->rs_conn, conn);
-	if (old)
+	if (old) {
+		atomic_dec(&old->c_cached);
 		rds_conn_put(old);
+	}
 }
 
 /* Pick the transport that carries @rs's traffic to @daddr, pinned in @rs;

@@ -66,6 +66,8 @@ enum {
  * @c_reconnect_jiffies: current reconnect back-off
  * @c_waitq: woken when the transmit loop becomes free
  * @c_last_used: jiffies of the last message queued or received (reaping)
+ * @c_cached: how many of @c_refs are sockets remembering their last
+ *	destination: those do not keep an idle connection alive
  * @c_rcu: frees the connection after lockless hash walkers are done
  * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
  *	for senders, a full acquire for shutdown, which waits for it)
@@ -101,6 +103,7 @@ struct rds_connection {
 	unsigned long		c_reconnect_jiffies;
 	wait_queue_head_t	c_waitq;
 	unsigned long		c_last_used;
+	atomic_t		c_cached;
 	struct rcu_head		c_rcu;
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map	c_xmit_map;
