@@ -250,6 +250,7 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		goto out;
 	}
 	WRITE_ONCE(rs->rs_transport, trans);
+	/* Publish: pairs with the acquire in rds_sock_bound(). */
 	smp_store_release(&rs->rs_bound_ok, true);
 out:
 	release_sock(sk);

@@ -429,8 +429,8 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 	if (mr && mr->r_use_once && mr->r_claimed)
 		mr = NULL;
 	/* Registered for one peer: the initiator must be that peer. */
-	if (mr && mr->r_for_peer && !ipv6_addr_equal(&mr->r_peer,
-						       &conn->c_laddr))
+	if (mr && mr->r_for_peer &&
+	    !ipv6_addr_equal(&mr->r_peer, &conn->c_laddr))
 		mr = NULL;
 	if (mr) {
 		mr->r_claimed = true;

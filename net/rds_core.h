@@ -194,13 +194,12 @@ static inline struct sock *rds_rs_to_sk(struct rds_sock *rs)
 	return &rs->rs_sk;
 }
 
-/*
- * Has bind() completed? Pairs with the smp_store_release() in rds_bind():
- * once true, rs_bound, rs_transport and rs_cong_map never change again
- * and may be read without the socket lock.
+/* Has bind() completed? Once true, rs_bound, rs_transport and
+ * rs_cong_map never change again and may be read without the socket lock.
  */
 static inline bool rds_sock_bound(const struct rds_sock *rs)
 {
+	/* Pairs with the smp_store_release() in rds_bind(). */
 	return smp_load_acquire(&rs->rs_bound_ok);
 }
 
@@ -217,8 +216,7 @@ static inline struct net *rds_sock_net(struct rds_sock *rs)
 	return sock_net(&rs->rs_sk);
 }
 
-/*
- * What a message costs the socket budgets while queued: its payload plus
+/* What a message costs the socket budgets while queued: its payload plus
  * a fixed share for the kernel objects that carry it, so that empty
  * messages are not free.
  */
