@@ -693,6 +693,7 @@ static void rds_conn_reap_worker(struct work_struct *work)
 		list_del_init(&cp->kill_item);
 		rds_conn_bury(rn, &cp->conn);
 		rds_conn_kill(&cp->conn);
+		rds_stats_inc(rn, RDS_STAT_CONN_REAPED);
 	}
 	rds_conn_arm_reaper(rn);
 }

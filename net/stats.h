@@ -43,6 +43,7 @@ enum rds_stat {
 	RDS_STAT_RECV_BYTES_ADDED_TO_SOCK,
 	RDS_STAT_RECV_BYTES_FREED_FROMSOCK,
 	RDS_STAT_SEND_STUCK_RM,
+	RDS_STAT_CONN_REAPED,		/* ours: idle connections reaped */
 	RDS_STAT_MAX,
 };
 
