@@ -142,7 +142,7 @@ static pthread_t go(void *(*fn)(void *), void *arg)
 struct bs {
 	int fd;
 	struct rds_addr taken, dest;
-	atomic_int stop;
+	atomic_int stop, finished;
 	atomic_long sends, sent_ok;
 };
 
@@ -160,6 +160,7 @@ static void *bs_sender(void *p)
 		}
 		b->sends++;
 	}
+	b->finished = 1;	/* not killed by an oops on the way */
 	return NULL;
 }
 
@@ -182,6 +183,7 @@ RDS_TEST(bind_eaddrinuse_vs_sendto)
 	}
 	b.stop = 1;
 	pthread_join(t, NULL);
+	RDS_EXPECT(b.finished);
 	RDS_EXPECT(b.sends > 0);
 	/* The socket never became bound: nothing went anywhere. */
 	RDS_EXPECT(b.sent_ok == 0);
