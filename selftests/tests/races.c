@@ -1085,4 +1085,64 @@ RDS_TEST(netns_teardown_vs_traffic)
 	rds_objs_settle(&base, 10000);
 }
 
+/*
+ * A namespace that dies with many connections must not stall connection
+ * setup elsewhere: a child namespace opens up to 1500 connections (to
+ * distinct local addresses, or as many as net.rds.max_connections lets
+ * it) and exits; meanwhile a new connection in our namespace must come
+ * up within 5 s.  FAILS on main at 7bf7dbb: rds_conn_net_exit() destroys
+ * them one by one under the global rds_conn_list_mutex, each with its own
+ * synchronize_rcu(), so rds_conn_create() in every namespace waits for
+ * the whole teardown (1500 connections: tens of seconds under TCG;
+ * 10,000: a hung-task report after 120 s).
+ */
+RDS_TEST(netns_exit_many_conns_no_global_stall)
+{
+	struct rds_addr ra;
+	long long t0, worst = 0;
+	int r, s, i, st;
+	pid_t pid;
+	char buf[8];
+
+	pid = fork();
+	if (pid == 0) {
+		struct rds_addr d;
+		char ip[32];
+
+		rds_new_netns(NULL);
+		s = rds_bound("127.0.0.1", 0, NULL);
+		for (i = 0; i < 1500; i++) {
+			snprintf(ip, sizeof(ip), "127.9.%d.%d", i / 250,
+				 i % 250 + 1);
+			d = rds_addr4(ip, 4000);
+			if (sendto(s, "n", 1, MSG_DONTWAIT, &d.sa, d.len) < 0 &&
+			    errno == ENOBUFS)
+				break;	/* the namespace's cap */
+		}
+		_exit(0);
+	}
+	RDS_EXPECT(waitpid(pid, &st, 0) == pid);
+	RDS_EXPECT(WIFEXITED(st) && !WEXITSTATUS(st));
+	/* The namespace is being torn down now, asynchronously. */
+	for (i = 0; i < 10; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "127.8.0.%d", i + 1);
+		r = rds_bound(ip, 0, &ra);
+		s = rds_bound("127.0.0.1", 0, NULL);
+		t0 = rds_now_ms();
+		rds_send(s, &ra, "q", 1, 0);
+		RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL,
+				    120000) == 1);
+		if (rds_now_ms() - t0 > worst)
+			worst = rds_now_ms() - t0;
+		close(r);
+		close(s);
+		rds_sleep_ms(300);
+	}
+	if (worst > 5000)
+		RDS_FAIL("a new connection took %lld ms while a namespace "
+			 "died", worst);
+}
+
 RDS_TEST_MAIN()
