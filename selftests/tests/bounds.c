@@ -241,9 +241,8 @@ RDS_TEST(unreachable_10000_destinations_bounded)
 		snprintf(ip, sizeof(ip), "10.%d.%d.%d", 100 + i / 65536,
 			 (i / 256) % 256, i % 256);
 		d = rds_addr4(ip, 4000 + i % 100);
-		if (sendto(s, "u", 1, MSG_DONTWAIT, &d.sa, d.len) == 1)
-			continue;
-		if (errno != ENETUNREACH && errno != ENOBUFS &&
+		if (sendto(s, "u", 1, MSG_DONTWAIT, &d.sa, d.len) != 1 &&
+		    errno != ENETUNREACH && errno != ENOBUFS &&
 		    errno != EAGAIN)
 			RDS_FAIL("send %d: %s", i, strerror(errno));
 		/*
