@@ -16,14 +16,16 @@
  *   linklocal_connect_keeps_bind_table: a socket bound to 127.0.0.1 (or
  *	::1) and connect()ed to fe80::1%1 rewrote the scope id in its own
  *	hashed bind key; after close the entry stayed in the table and later
- *	binds walked freed memory.  On main at 7bf7dbb: soft lockups / the
- *	re-bind of the same port misbehaves (run this program alone).
+ *	binds walked freed memory.  On main at 7bf7dbb: re-binding the
+ *	closed socket's port fails with EADDRINUSE (the stale entry is
+ *	still hashed), and getsockname shows the changed scope id.
  *   bind_eaddrinuse_vs_sendto: a failing bind() briefly wrote the taken
  *	address into the socket before undoing it; a concurrent sendto()
  *	saw a bound address with no transport and dereferenced NULL in
  *	rds_conn_create().  On main at 7bf7dbb: oops (guest exit 99).
  * (CVE-2015-6937 and CVE-2015-7990 are the same pattern upstream; cve.c
- * has their own tests.)
+ * has their own tests.)  netns_exit_many_conns_no_global_stall (last) is
+ * a bug found while writing these: it also fails on main.
  */
 #define _GNU_SOURCE
 #include <net/if.h>
