@@ -1042,6 +1042,8 @@ struct r35902 {
 	pthread_barrier_t bar;
 	struct rds_addr dest[4];
 	atomic_long sent;
+	int fds[8];	/* closed after the receivers are done: upstream drops
+			 * what a closed socket had not transmitted yet */
 };
 
 static void *r35902_send(void *p)
@@ -1058,7 +1060,7 @@ static void *r35902_send(void *p)
 		RDS_FAIL("ping: %s", strerror(errno));
 	rds_send(fd, &d, "d", 1, 0);
 	x->sent++;
-	close(fd);
+	x->fds[ta->idx] = fd;
 	return NULL;
 }
 
@@ -1090,6 +1092,8 @@ CVE_TEST(cve_2024_35902, "CVE-2024-35902 sends meeting half-created connections"
 		if (got != x.sent)
 			RDS_FAIL("round %d: sent %ld, received %d", round,
 				 (long)x.sent, got);
+		for (i = 0; i < 8; i++)
+			close(x.fds[i]);
 	}
 }
 
