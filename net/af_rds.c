@@ -281,7 +281,6 @@ static const struct proto_ops rds_proto_ops = {
 	.sendmsg	= rds_sendmsg,
 	.recvmsg	= rds_recvmsg,
 	.mmap		= sock_no_mmap,
-	.sendpage	= sock_no_sendpage,
 };
 
 static int rds_create(struct net *net, struct socket *sock, int protocol,

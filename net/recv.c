@@ -4,6 +4,7 @@
  * check, pings, receive budget), and recvmsg() with its notifications and
  * control messages.
  */
+#include <linux/sched/clock.h>
 #include <linux/time.h>
 #include <net/ipv6.h>
 #include <net/sock.h>

@@ -4,6 +4,8 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include <net/rds/compat.h>
+
 #include "rds_core.h"
 
 static int rds_sysctl_one = 1;
@@ -59,7 +61,7 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &rds_sysctl_min_idle_ms,
 	},
-	{ }
+	{ }	/* the end, for kernels that look for it (compat.h) */
 };
 
 int rds_sysctl_net_init(struct rds_net *rn)
@@ -86,7 +88,8 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	table[4].data = &rn->max_connections;
 	table[5].data = &rn->conn_idle_ms;
 
-	rn->sysctl_hdr = register_net_sysctl(rn->net, "net/rds", table);
+	rn->sysctl_hdr = rds_register_net_sysctl(rn->net, "net/rds", table,
+						 ARRAY_SIZE(rds_sysctl_template) - 1);
 	if (!rn->sysctl_hdr) {
 		kfree(table);
 		return -ENOMEM;
@@ -96,7 +99,7 @@ int rds_sysctl_net_init(struct rds_net *rn)
 
 void rds_sysctl_net_exit(struct rds_net *rn)
 {
-	struct ctl_table *table = rn->sysctl_hdr->ctl_table_arg;
+	const struct ctl_table *table = rn->sysctl_hdr->ctl_table_arg;
 
 	unregister_net_sysctl_table(rn->sysctl_hdr);
 	kfree(table);
