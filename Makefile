@@ -4,6 +4,29 @@
 # selftests; `make check` runs the suite inside a QEMU guest; `make demo`
 # shows RDS working in one. See README.md.
 
+# KERNEL=6.12 (a name scripts/lib.sh knows) builds for another Debian
+# release's kernel, inside a root of that release made on first use
+# (scripts/debian-root.sh); KERNEL=6.1, or none, is the host's own.
+ifneq ($(filter-out 6.1 host,$(KERNEL)),)
+RDS_KENV := $(shell scripts/kernel-env.sh $(KERNEL))
+ifeq ($(words $(RDS_KENV)),3)
+KDIR := $(word 1,$(RDS_KENV))
+KVER := $(word 2,$(RDS_KENV))
+RDS_ROOT := $(word 3,$(RDS_KENV))
+else
+$(error no root for KERNEL=$(KERNEL))
+endif
+export RDS_ROOT
+endif
+# That kernel's headers work only with its release's compiler and build
+# programs: the kernel builds run inside its root.
+ifneq ($(RDS_ROOT),)
+IN_ROOT := $(CURDIR)/scripts/in-root.sh $(RDS_ROOT)
+endif
+ifneq ($(KERNEL),)
+export RDS_KERNEL := $(KERNEL)
+endif
+
 # The build machine's own kernel may have no headers: fall back to the
 # newest installed /lib/modules/*/build (Debian 12's 6.1 is the target).
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
@@ -20,13 +43,13 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
-	check-debug check-fault
+	check-debug check-fault check-6.12
 
 all: modules tools selftests
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel build dir: run scripts/deps.sh" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools:
 	$(MAKE) -C tools
@@ -36,13 +59,21 @@ selftests:
 
 # Test-only modules (never installed): built against the same kernel.
 test-modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules modules
+	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules modules
 
 deps:
 	scripts/deps.sh
 
 check:
+ifneq ($(RDS_ROOT),)
+	scripts/check-kernel.sh $(KERNEL)
+else
 	scripts/check.sh
+endif
+
+# The whole suite on Debian 13's Linux 6.12 (same as make check KERNEL=6.12).
+check-6.12:
+	scripts/check-kernel.sh 6.12
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection),
 # built once into the cache; see Documentation/testbed.rst.
@@ -74,13 +105,13 @@ modules_install: modules
 	depmod -a $(KVER)
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 checkpatch:
 	scripts/checkpatch.sh
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean
+	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C selftests clean

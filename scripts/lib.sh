@@ -35,3 +35,35 @@ die() {
 	echo "error: $*" >&2
 	exit 1
 }
+
+# The test bed's kernels. The host's own (Debian 12's 6.1) is the default;
+# RDS_KERNEL=NAME (make's KERNEL=NAME) picks another Debian release's stock
+# kernel, booted with a root of that release (scripts/debian-root.sh) in
+# which its modules are also built (scripts/in-root.sh). To add a kernel,
+# add its name and Debian suite here; see Documentation/testbed.rst.
+rds_kernel_suite() {
+	case "$1" in
+	6.12) echo trixie ;;
+	*) return 1 ;;
+	esac
+}
+
+# For RDS_KERNEL=NAME: make (or find) its root and export RDS_ROOT, KVER,
+# KDIR (a path inside the root), and MODDIR and RDS_VM_KERNEL (paths on
+# the host). Nothing for the host's kernel, or when already done.
+rds_kernel_env() {
+	local suite
+	case "${RDS_KERNEL:-}" in
+	""|host|6.1) return 0 ;;
+	esac
+	[ -n "${RDS_ROOT:-}" ] && return 0
+	suite=$(rds_kernel_suite "$RDS_KERNEL") ||
+		die "unknown kernel $RDS_KERNEL (known: 6.1 6.12)"
+	RDS_ROOT=$("$REPO/scripts/debian-root.sh" "$suite") ||
+		die "no $suite root for kernel $RDS_KERNEL"
+	KVER=$(ls "$RDS_ROOT/lib/modules" | sort -V | tail -n1)
+	KDIR=/usr/src/linux-headers-$KVER
+	MODDIR=$RDS_ROOT/lib/modules/$KVER
+	RDS_VM_KERNEL=$RDS_ROOT/boot/vmlinuz-$KVER
+	export RDS_ROOT KVER KDIR MODDIR RDS_VM_KERNEL
+}

@@ -13,6 +13,8 @@
 #   --intree        Linux's own RDS instead of ours: nothing staged,
 #                   rds rds_tcp rds_rdma loaded from the kernel's tree
 #   --kernel IMG    kernel image (default /boot/vmlinuz-KVER)
+#   --root DIR      the guest's root instead of the host's / (a Debian
+#                   root from debian-root.sh, with its kernel: RDS_KERNEL)
 #   --append ARGS   extra kernel command line
 #   --smp N --mem M --timeout SECONDS
 #   --icount        deterministic instruction counting (-smp 1)
@@ -23,7 +25,8 @@
 # modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
 # the debug kernel, passes its INSTALL_MOD_PATH/lib/modules/KVER, which the
 # guest then uses as the overlay's lower dir); RDS_LOGSCAN_IGNORE is handed
-# to logscan.sh.
+# to logscan.sh. RDS_KERNEL=NAME (lib.sh) boots another release's kernel
+# with its root (sets KVER, MODDIR, RDS_ROOT and RDS_VM_KERNEL).
 #
 # Exit status: the command's, else 98 if the guest never finished (panic,
 # hang, timeout) or 99 if the kernel log has a splat.
@@ -31,7 +34,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--intree) INTREE=1 ;;
 	--interactive) INTERACTIVE=1 ;;
 	--kernel) KERNEL=$2; shift ;;
+	--root) ROOT=$2; shift ;;
 	--append) APPEND=$2; shift ;;
 	--smp) SMP=$2; shift ;;
 	--mem) MEM=$2; shift ;;
@@ -55,11 +59,16 @@ done
 JOB="$*"
 [ -n "$JOB" ] || [ "$INTERACTIVE" = 1 ] || die "no command (or --interactive)"
 
+rds_kernel_env
+ROOT=${ROOT:-${RDS_ROOT:-}}
+if [ -n "$ROOT" ] && [ -z "${KVER:-}" ]; then
+	KVER=$(ls "$ROOT/lib/modules" | sort -V | tail -n1)
+fi
 KVER=$(rds_kver)
 RDS_MODULES="net/rds.ko transports/loop/rds_loop.ko transports/tcp/rds_tcp.ko transports/ib/rds_rdma.ko transports/iwarp/rds_iwarp.ko"
-KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
+KERNEL=${KERNEL:-$ROOT/boot/vmlinuz-$KVER}
 [ -f "$KERNEL" ] || die "no kernel image $KERNEL"
-MODDIR=${MODDIR:-/lib/modules/$KVER}
+MODDIR=${MODDIR:-$ROOT/lib/modules/$KVER}
 
 # The guest gets the checkout as a share of its own, mounted at the same
 # path (the host's / alone would not do: the guest's tmpfs hides a clone
@@ -127,7 +136,7 @@ fi
 	printf 'REPO=%q\n' "$REPO"
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
-	printf 'MODDIR=%q\n' "$MODDIR"
+	printf 'MODDIR=%q\n' "${MODDIR#"$ROOT"}"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
 
@@ -143,7 +152,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-serial mon:stdio -bios qboot.rom
 	-kernel "$KERNEL" -initrd "$INITRD"
 	-append "console=ttyS0 $quiet no_timer_check panic=-1 oops=panic_on_warn=0 rdstb.repo=$REPO rdstb.init=$REPO/scripts/guest-init.sh $APPEND"
-	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-fsdev local,id=root,path="${ROOT:-/}",security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=host
 	-fsdev local,id=repo,path="$REPO",security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=repo,mount_tag=repo
@@ -153,6 +162,9 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-device virtio-net-pci,netdev=n0
 	-netdev user,id=n1,restrict=on
 	-device virtio-net-pci,netdev=n1)
+
+# The checkout's mount point, in another root (it is ours: the cache).
+[ -n "$ROOT" ] && mkdir -p "$ROOT$REPO"
 
 start=$(date +%s)
 if [ "$INTERACTIVE" = 1 ]; then
