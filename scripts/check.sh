@@ -16,6 +16,12 @@
 #          installed), plus: KASAN catches a planted use-after-free, a
 #          kmemleak scan after the suite, and the fault-injection boot;
 #   fault  only the fault-injection boot (scripts/fault-inject.sh).
+#
+# RDS_KERNEL=NAME (lib.sh; set by check-kernel.sh, which runs this from a
+# copy of the tree) checks against another release's kernel, booted with
+# its own root: the build and DKMS run inside that root, the ABI probe
+# against that release's <linux/rds.h> too (and must find the same facts
+# as on the host's), sparse and checkpatch are left to the host's check.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO" || exit 1
@@ -51,9 +57,11 @@ step() {	# step DESC CMD...: run CMD, log to a file, record the result
 }
 
 scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
+rds_kernel_env
 KDIR=$(rds_kdir)
 KVER=$(rds_kver)
 export KDIR KVER
+ROOT=${RDS_ROOT:-}
 echo "# kernel $KVER ($KDIR)${RDS_VM_KERNEL:+, booting $RDS_VM_KERNEL}"
 
 # Every guest boot goes through here, so a debug kernel and its command
@@ -137,9 +145,32 @@ if [ "$fail" != 0 ]; then
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
-step "sparse (make C=2) reports nothing" scripts/sparse.sh
-step "checkpatch --strict clean" scripts/checkpatch.sh
-step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
+# Every run also builds against the other kernels the test bed knows
+# (cheap; their whole suite is make check-NAME).
+if [ "$MODE" = normal ] && [ -z "$ROOT" ]; then
+	step "build modules with W=1 and no warnings against Linux 6.12 (Debian 13)" \
+		scripts/check-kernel.sh 6.12 --build
+fi
+# The same facts about the ABI from the host's header and compiler and
+# from the other release's.
+abi_both() {	# the root sees the copy of the tree, not RESULTS
+	local d=$REPO/abi-facts
+	rm -rf "$d" && mkdir -p "$d/host" "$d/$KVER" &&
+	ABI_DUMP=$d/host selftests/abi/check_abi.sh &&
+	ABI_DUMP=$d/$KVER scripts/in-root.sh "$ROOT" selftests/abi/check_abi.sh &&
+	cp -r "$d" "$RESULTS/" &&
+	diff -u "$d/host/ours.out" "$d/$KVER/ours.out" &&
+	diff -u "$d/host/system.out" "$d/$KVER/system.out"
+}
+if [ -n "$ROOT" ]; then
+	echo "# sparse, checkpatch: kernel-independent, run by make check on the host"
+	step "uapi rds.h matches Linux's ABI on the host and in the $KVER root, same facts" \
+		abi_both
+else
+	step "sparse (make C=2) reports nothing" scripts/sparse.sh
+	step "checkpatch --strict clean" scripts/checkpatch.sh
+	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
+fi
 if [ "$MODE" = normal ]; then
 	step "dkms add/build/remove against $KVER headers" scripts/dkms-check.sh
 else

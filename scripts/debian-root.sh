@@ -11,9 +11,10 @@
 #
 #	debian-root.sh SUITE    e.g. trixie; prints the root's directory
 #
-# The directory is $CACHE/root/SUITE-<key>, <key> a hash of this script:
-# an unchanged script is a cache hit, so the kernel stays the one the
-# archive had on the first run (delete the directory for a newer one).
+# The directory is $CACHE/root/SUITE-<key>, <key> a hash of the package
+# list, the mirror and build(): while they are unchanged it is a cache
+# hit, so the kernel stays the one the archive had on the first run
+# (delete the directory for a newer one).
 # Output of the build goes to <dir>.log.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +28,7 @@ build() {
 	local dir=$1
 	rm -rf "$dir"
 	debootstrap --variant=minbase "$suite" "$dir" "$mirror"
+	echo "debian-root: debootstrap took $SECONDS s"
 	cp -L /etc/resolv.conf "$dir/etc/resolv.conf"
 	# No services start in the chroot, and no initramfs is generated: the
 	# test bed boots its own (scripts/mkinitramfs.sh).
@@ -34,12 +36,12 @@ build() {
 	chmod +x "$dir/usr/sbin/policy-rc.d"
 	chroot "$dir" dpkg-divert --local --rename --add /usr/sbin/update-initramfs
 	ln -s /bin/true "$dir/usr/sbin/update-initramfs"
-	# shellcheck disable=SC2086
 	unshare --mount --propagation private sh -c '
 		mount -t proc proc "$1/proc" &&
 		DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install \
 			-y -q --no-install-recommends $2' sh "$dir" "$pkgs"
 	chroot "$dir" apt-get clean
+	echo "debian-root: $SECONDS s in all"
 	ls "$dir"/boot/vmlinuz-* > /dev/null
 }
 if [ "${1:-}" = --build ]; then
@@ -48,7 +50,7 @@ if [ "${1:-}" = --build ]; then
 	exit 0
 fi
 
-key=$( { cat "$0"; echo "$mirror"; } | sha1sum | cut -c1-12)
+key=$( { echo "$pkgs $mirror"; declare -f build; } | sha1sum | cut -c1-12)
 dir=$CACHE/root/$suite-$key
 
 if [ -f "$dir.done" ]; then

@@ -12,7 +12,8 @@
 #
 # Output is TAP.  Exit status: 0 on match (or skip), 1 on mismatch.
 #
-# Environment: CC (default cc), KEEP_TMP=1 to keep the build directory.
+# Environment: CC (default cc), KEEP_TMP=1 to keep the build directory,
+# ABI_DUMP=DIR to leave both headers' facts (system.out, ours.out) in DIR.
 
 set -u
 
@@ -115,6 +116,7 @@ if ! diff -u --label "system ($sys)" --label "ours ($ours)" \
 	fail "$tmp/diff"
 fi
 
+[ -n "${ABI_DUMP:-}" ] && cp "$tmp/system.out" "$tmp/ours.out" "$ABI_DUMP/"
 echo "# $(wc -l < "$tmp/ours.out") facts compared"
 echo "ok 1 - $desc"
 exit 0
