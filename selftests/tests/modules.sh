@@ -74,7 +74,9 @@ socket_autoloads_ours() {
 }
 
 intree_clash() {
-	local intree=/lib/modules/$KVER/kernel/net/rds/rds.ko rc=0
+	local intree rc=0
+	# Compressed on newer kernels (Debian 13's 6.12: rds.ko.xz).
+	intree=$(echo "/lib/modules/$KVER/kernel/net/rds/rds.ko"*)
 	unload_all || return 1
 	insmod "$intree" || { echo "cannot load in-tree $intree"; return 1; }
 	if is_ours rds; then echo "in-tree rds looks out-of-tree"; rc=1; fi
