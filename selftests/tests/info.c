@@ -10,6 +10,7 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
+#include "../lib/rds_netns.h"
 
 static const struct {
 	int opt;
@@ -123,6 +124,7 @@ RDS_TEST(empty_list_probe_succeeds)
 	socklen_t len = 0;
 	int fd, r;
 
+	RDS_SKIP_IF_INTREE_INFO_GLOBAL();
 	if (unshare(CLONE_NEWNET))
 		rds_test_skip("unshare(CLONE_NEWNET): %s", strerror(errno));
 	fd = rds_socket();

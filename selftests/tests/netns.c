@@ -48,11 +48,13 @@ static uint64_t inode_of(int fd)
 
 RDS_TEST(info_sockets_lists_only_own_netns)
 {
-	int outer = rds_bound("127.0.0.1", 0, NULL), inner, nr, each, i;
 	struct rds_info_socket *v;
 	struct rds6_info_socket *v6;
+	int outer, inner, nr, each, i;
 	int seen = 0;
 
+	RDS_SKIP_IF_INTREE_INFO_GLOBAL();
+	outer = rds_bound("127.0.0.1", 0, NULL);
 	rds_new_netns(NULL);
 	inner = rds_bound("127.0.0.1", 0, NULL);
 	v = rds_info(inner, RDS_INFO_SOCKETS, &nr, &each);
@@ -77,13 +79,15 @@ RDS_TEST(info_sockets_lists_only_own_netns)
 
 RDS_TEST(info_connections_only_own_netns)
 {
-	int outer = rds_socket(), nr, each, i;
-	struct rds_info_connection *c;
 	uint32_t a = inet_addr("127.0.0.77"), b = inet_addr("127.0.0.78");
+	struct rds_info_connection *c;
+	int outer, nr, each, i;
 	struct rds_addr ra;
 	int r, s, found = 0;
 	char buf[8];
 
+	RDS_SKIP_IF_INTREE_INFO_GLOBAL();
+	outer = rds_socket();
 	rds_new_netns(NULL);
 	r = rds_bound("127.0.0.78", 0, &ra);
 	s = rds_bound("127.0.0.77", 0, NULL);
