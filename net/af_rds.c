@@ -56,6 +56,8 @@ static int rds_release(struct socket *sock)
 	}
 	rs->rs_conn = NULL;
 
+	rds_cong_map_put(rds_net(sock_net(sk)), rs->rs_cong_map);
+	rs->rs_cong_map = NULL;
 	rds_trans_put(rs->rs_loop_transport);
 	rs->rs_loop_transport = NULL;
 	rds_trans_put(rs->rs_transport);
@@ -340,14 +342,15 @@ static const struct net_proto_family rds_family_ops = {
 static __net_init int rds_net_init(struct net *net)
 {
 	struct rds_net *rn = rds_net(net);
-	int ret;
+	int ret, i;
 
 	rn->net = net;
 	rds_conn_net_init(rn);
 	spin_lock_init(&rn->sock_lock);
 	INIT_LIST_HEAD(&rn->sock_list);
 	spin_lock_init(&rn->cong_lock);
-	INIT_LIST_HEAD(&rn->cong_maps);
+	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++)
+		INIT_HLIST_HEAD(&rn->cong_hash[i]);
 	init_waitqueue_head(&rn->cong_waitq);
 	atomic_set(&rn->cong_gen, 0);
 

@@ -245,6 +245,8 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	ret = rs->rs_cong_map ? rds_add_bound(rds_net(net), rs, &addr, port,
 					      scope_id) : -ENOMEM;
 	if (ret) {
+		rds_cong_map_put(rds_net(net), rs->rs_cong_map);
+		rs->rs_cong_map = NULL;
 		if (!rs->rs_transport)
 			rds_trans_put(trans);
 		goto out;

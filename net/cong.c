@@ -6,18 +6,52 @@
  * stops its senders instead of growing without bound. On loopback the
  * sender and receiver see the same map object.
  *
- * Maps live until their namespace dies (one per address ever used).
+ * A map lives while anyone uses it: the socket bound to its address
+ * (rs_cong_map) and every connection from or to the address (c_lcong,
+ * c_fcong) hold a reference, so idle peers cost nothing once their
+ * connections are reaped.
  */
+#include <linux/jhash.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
 #include "rds_core.h"
 
 struct rds_cong_map {
-	struct list_head	m_item;		/* rds_net->cong_maps */
+	struct hlist_node	m_hash_node;	/* rds_net->cong_hash */
+	refcount_t		m_refs;		/* changed under cong_lock */
 	struct in6_addr		m_addr;
-	unsigned long		m_bits[RDS_CONG_MAP_BYTES / sizeof(unsigned long)];
+	unsigned long		*m_bits;	/* RDS_CONG_MAP_BYTES */
 };
+
+static struct hlist_head *rds_cong_bucket(struct rds_net *rn,
+					  const struct in6_addr *addr)
+{
+	return &rn->cong_hash[hash_32(jhash(addr, sizeof(*addr), 0),
+				      RDS_CONG_HASH_BITS)];
+}
+
+static struct rds_cong_map *rds_cong_find_locked(struct rds_net *rn,
+						 const struct in6_addr *addr)
+{
+	struct rds_cong_map *map;
+
+	lockdep_assert_held(&rn->cong_lock);
+	hlist_for_each_entry(map, rds_cong_bucket(rn, addr), m_hash_node) {
+		if (ipv6_addr_equal(&map->m_addr, addr)) {
+			refcount_inc(&map->m_refs);
+			return map;
+		}
+	}
+	return NULL;
+}
+
+static void rds_cong_map_free(struct rds_cong_map *map)
+{
+	kfree(map->m_bits);
+	kfree(map);
+	rds_obj_dec(RDS_OBJ_CONG_MAP);
+}
 
 /**
  * rds_cong_map_get - the congestion map of an address, created on demand
@@ -25,7 +59,7 @@ struct rds_cong_map {
  * @addr: address
  *
  * Context: process context (allocates with GFP_KERNEL).
- * Return: the map, valid until the namespace dies, or NULL.
+ * Return: the map with a reference (rds_cong_map_put() it), or NULL.
  */
 struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 				      const struct in6_addr *addr)
@@ -33,38 +67,72 @@ struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 	struct rds_cong_map *map, *new;
 
 	spin_lock_bh(&rn->cong_lock);
-	list_for_each_entry(map, &rn->cong_maps, m_item)
-		if (ipv6_addr_equal(&map->m_addr, addr))
-			goto out;
+	map = rds_cong_find_locked(rn, addr);
 	spin_unlock_bh(&rn->cong_lock);
+	if (map)
+		return map;
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return NULL;
+	new->m_bits = kzalloc(RDS_CONG_MAP_BYTES, GFP_KERNEL_ACCOUNT);
+	if (!new->m_bits) {
+		kfree(new);
+		return NULL;
+	}
 	new->m_addr = *addr;
+	refcount_set(&new->m_refs, 1);
+	rds_obj_inc(RDS_OBJ_CONG_MAP);
 
 	spin_lock_bh(&rn->cong_lock);
-	list_for_each_entry(map, &rn->cong_maps, m_item)
-		if (ipv6_addr_equal(&map->m_addr, addr))
-			goto out;
-	list_add_tail(&new->m_item, &rn->cong_maps);
-	map = new;
-	new = NULL;
-	rds_obj_inc(RDS_OBJ_CONG_MAP);
-out:
+	map = rds_cong_find_locked(rn, addr);
+	if (!map) {
+		hlist_add_head(&new->m_hash_node, rds_cong_bucket(rn, addr));
+		map = new;
+		new = NULL;
+	}
 	spin_unlock_bh(&rn->cong_lock);
-	kfree(new);
+	if (new)
+		rds_cong_map_free(new);
 	return map;
+}
+
+/**
+ * rds_cong_map_put - drop a reference from rds_cong_map_get()
+ * @rn: namespace of the map
+ * @map: the map, or NULL
+ *
+ * Context: any.
+ */
+void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map)
+{
+	bool last;
+
+	if (!map)
+		return;
+	spin_lock_bh(&rn->cong_lock);
+	last = refcount_dec_and_test(&map->m_refs);
+	if (last)
+		hlist_del(&map->m_hash_node);
+	spin_unlock_bh(&rn->cong_lock);
+	if (last)
+		rds_cong_map_free(map);
 }
 
 void rds_cong_net_exit(struct rds_net *rn)
 {
-	struct rds_cong_map *map, *tmp;
+	struct rds_cong_map *map;
+	struct hlist_node *tmp;
+	int i;
 
-	list_for_each_entry_safe(map, tmp, &rn->cong_maps, m_item) {
-		list_del(&map->m_item);
-		kfree(map);
-		rds_obj_dec(RDS_OBJ_CONG_MAP);
+	/* Sockets and connections are gone and gave theirs back. */
+	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++) {
+		hlist_for_each_entry_safe(map, tmp, &rn->cong_hash[i],
+					  m_hash_node) {
+			WARN_ON_ONCE(1);
+			hlist_del(&map->m_hash_node);
+			rds_cong_map_free(map);
+		}
 	}
 }
 

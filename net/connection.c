@@ -140,14 +140,26 @@ bool rds_conn_transition(struct rds_connection *conn,
 }
 EXPORT_SYMBOL_GPL(rds_conn_transition);
 
+/* Free what rds_conn_alloc() set up; @conn was never or is no longer
+ * visible to anyone.
+ */
+static void rds_conn_release(struct rds_connection *conn, bool trans_data)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+
+	if (trans_data && conn->c_trans->conn_free)
+		conn->c_trans->conn_free(conn);
+	rds_cong_map_put(rn, conn->c_lcong);
+	rds_cong_map_put(rn, conn->c_fcong);
+}
+
 static void rds_conn_free_worker(struct work_struct *work)
 {
 	struct rds_conn_priv *cp = container_of(work, struct rds_conn_priv,
 						free_w);
 	struct rds_connection *conn = &cp->conn;
 
-	if (conn->c_trans->conn_free)
-		conn->c_trans->conn_free(conn);
+	rds_conn_release(conn, true);
 	spin_lock_bh(&rds_conn_all_lock);
 	list_del(&cp->all_item);
 	spin_unlock_bh(&rds_conn_all_lock);
@@ -235,8 +247,19 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	return conn;
 
 err_free:
+	rds_conn_release(conn, false);
 	kfree(cp);
 	return NULL;
+}
+
+static void rds_conn_tomb_del_locked(struct rds_net *rn,
+				     struct rds_conn_tomb *t)
+{
+	lockdep_assert_held(&rn->conn_lock);
+	hlist_del(&t->t_hash_node);
+	list_del(&t->t_item);
+	rn->tomb_count--;
+	kfree(t);
 }
 
 /* Continue the sequences of a reaped connection to the same peer. */
@@ -254,10 +277,7 @@ static void rds_conn_restore_seq_locked(struct rds_net *rn,
 		    t->t_tos == conn->c_tos && t->t_dev_if == conn->c_dev_if) {
 			conn->c_next_tx_seq = t->t_next_tx_seq;
 			conn->c_next_rx_seq = t->t_next_rx_seq;
-			hlist_del(&t->t_hash_node);
-			list_del(&t->t_item);
-			rn->tomb_count--;
-			kfree(t);
+			rds_conn_tomb_del_locked(rn, t);
 			return;
 		}
 	}
@@ -307,6 +327,11 @@ struct rds_connection *rds_conn_create(struct net *net,
 	 */
 	if (!try_module_get(trans->owner))
 		return ERR_PTR(-ENETUNREACH);
+	/* At the cap: fail before allocating (checked again below). */
+	if (READ_ONCE(rn->conn_count) >= READ_ONCE(rn->max_connections)) {
+		module_put(trans->owner);
+		return ERR_PTR(-ENOBUFS);
+	}
 	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, gfp);
 	if (!conn) {
 		module_put(trans->owner);
@@ -326,21 +351,22 @@ struct rds_connection *rds_conn_create(struct net *net,
 		rds_conn_restore_seq_locked(rn, conn, &rn->tomb_hash[h]);
 		refcount_inc(&conn->c_refs);	/* the table's */
 		hlist_add_head_rcu(&conn->c_hash_node, head);
-		rn->conn_count++;
+		WRITE_ONCE(rn->conn_count, rn->conn_count + 1);
 		spin_lock(&rds_conn_all_lock);
 		list_add_tail(&cp->all_item, &rds_conn_all);
 		spin_unlock(&rds_conn_all_lock);
 		rds_obj_inc(RDS_OBJ_CONN);
 	}
 	spin_unlock_bh(&rn->conn_lock);
-	module_put(trans->owner);
 
 	if (found || ret) {
-		if (trans->conn_free)
-			trans->conn_free(conn);
+		rds_conn_release(conn, true);
 		kfree(cp);
-		return found ?: ERR_PTR(ret);
+		conn = found ?: ERR_PTR(ret);
 	}
+	module_put(trans->owner);
+	if (IS_ERR(conn) || found)
+		return conn;
 	rds_conn_arm_reaper(rn);
 	return conn;
 }
@@ -358,7 +384,7 @@ void rds_conn_connect_if_down(struct rds_connection *conn)
 	    test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
 	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
-		queue_delayed_work(rds_wq, &conn->c_conn_w, 0);
+		rds_conn_queue_delayed(conn, &conn->c_conn_w, 0);
 }
 
 static void rds_conn_connect_worker(struct work_struct *work)
@@ -419,8 +445,11 @@ void rds_conn_drop(struct rds_connection *conn)
 			break;
 	}
 	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONN_RESET);
+	/* Under c_lock, as rds_conn_queue_delayed() explains. */
+	spin_lock_bh(&conn->c_lock);
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		queue_work(rds_wq, &conn->c_down_w);
+	spin_unlock_bh(&conn->c_lock);
 }
 EXPORT_SYMBOL_GPL(rds_conn_drop);
 
@@ -473,7 +502,7 @@ static void rds_conn_down_worker(struct work_struct *work)
 	max = msecs_to_jiffies(READ_ONCE(rn->reconnect_max_ms));
 	conn->c_reconnect_jiffies = min(max(delay * 2, 1UL), max);
 	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
-		queue_delayed_work(rds_wq, &conn->c_conn_w, delay);
+		rds_conn_queue_delayed(conn, &conn->c_conn_w, delay);
 }
 
 /* Take @conn out of its table and mark it dying; the caller now owns the
@@ -484,7 +513,7 @@ static void rds_conn_unhash_locked(struct rds_net *rn,
 {
 	lockdep_assert_held(&rn->conn_lock);
 	hlist_del_init_rcu(&conn->c_hash_node);
-	rn->conn_count--;
+	WRITE_ONCE(rn->conn_count, rn->conn_count - 1);
 	/* Under c_lock: a sender that queues after this sees it. */
 	spin_lock(&conn->c_lock);
 	set_bit(RDS_CONN_DESTROYING, &conn->c_flags);
@@ -502,6 +531,8 @@ static void rds_conn_kill(struct rds_connection *conn)
 	rds_send_drop_all(conn);
 	rds_conn_put(conn);
 }
+
+static void rds_conn_kill(struct rds_connection *conn);
 
 static void rds_conn_kill_list(struct list_head *list)
 {
@@ -620,64 +651,73 @@ void rds_conn_net_exit(struct rds_net *rn)
 	rn->tomb_count = 0;
 }
 
-/* Idle: nothing but the table and sockets' caches refers to it, and
- * nothing is queued or unacked. A socket whose cached connection was
- * reaped finds it dying at its next send and looks up a new one.
+/* Remember @t's sequences, replacing an older tomb of the same peer and
+ * forgetting the oldest beyond the cap.
  */
-static bool rds_conn_idle(struct rds_connection *conn, const void *arg)
+static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 {
-	unsigned long idle = *(const unsigned long *)arg;
+	u32 h = rds_conn_hash(&t->t_laddr, &t->t_faddr, t->t_type, t->t_tos);
+	struct rds_conn_tomb *old;
+	struct hlist_node *tmp;
+
+	lockdep_assert_held(&rn->conn_lock);
+	hlist_for_each_entry_safe(old, tmp, &rn->tomb_hash[h], t_hash_node) {
+		if (ipv6_addr_equal(&old->t_laddr, &t->t_laddr) &&
+		    ipv6_addr_equal(&old->t_faddr, &t->t_faddr) &&
+		    old->t_type == t->t_type && old->t_tos == t->t_tos &&
+		    old->t_dev_if == t->t_dev_if)
+			rds_conn_tomb_del_locked(rn, old);
+	}
+	if (rn->tomb_count >= READ_ONCE(rn->max_connections))
+		rds_conn_tomb_del_locked(rn, list_first_entry(&rn->tomb_list,
+							      struct rds_conn_tomb,
+							      t_item));
+	hlist_add_head(&t->t_hash_node, &rn->tomb_hash[h]);
+	list_add_tail(&t->t_item, &rn->tomb_list);
+	rn->tomb_count++;
+}
+
+/* If @conn is idle (nothing but the table and sockets' caches refers to
+ * it, nothing queued or unacked, unused for @idle jiffies), mark it dying
+ * and bury its sequences, in one c_lock section: a sender either queued
+ * before (then it is not idle) or finds it dying and looks up a new one,
+ * which continues from the tomb. A socket whose cached connection was
+ * reaped does the same at its next send.
+ */
+static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
+					   struct rds_connection *conn,
+					   unsigned long idle)
+{
+	struct rds_conn_tomb *t;
 	bool empty;
 
+	lockdep_assert_held(&rn->conn_lock);
 	if (refcount_read(&conn->c_refs) != 1 + atomic_read(&conn->c_cached) ||
 	    time_before(jiffies, READ_ONCE(conn->c_last_used) + idle))
 		return false;
-	spin_lock(&conn->c_lock);
-	empty = list_empty(&conn->c_send_queue) && list_empty(&conn->c_retrans);
-	spin_unlock(&conn->c_lock);
-	return empty;
-}
-
-/* Remember the sequences of a reaped connection, within the cap. */
-static void rds_conn_bury(struct rds_net *rn, struct rds_connection *conn)
-{
-	u32 h = rds_conn_hash(&conn->c_laddr, &conn->c_faddr,
-			      conn->c_trans->type, conn->c_tos);
-	struct rds_conn_tomb *t;
-
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!t)
-		return;		/* the peer then sees sequences restart */
+		return false;	/* try again next period */
 	t->t_laddr = conn->c_laddr;
 	t->t_faddr = conn->c_faddr;
 	t->t_type = conn->c_trans->type;
 	t->t_dev_if = conn->c_dev_if;
 	t->t_tos = conn->c_tos;
-	spin_lock_bh(&conn->c_lock);
-	t->t_next_tx_seq = conn->c_next_tx_seq;
-	t->t_next_rx_seq = conn->c_next_rx_seq;
-	spin_unlock_bh(&conn->c_lock);
 
-	spin_lock_bh(&rn->conn_lock);
-	if (rn->conns_closed) {
-		spin_unlock_bh(&rn->conn_lock);
+	spin_lock(&conn->c_lock);
+	empty = list_empty(&conn->c_send_queue) && list_empty(&conn->c_retrans);
+	if (empty) {
+		set_bit(RDS_CONN_DESTROYING, &conn->c_flags);
+		t->t_next_tx_seq = conn->c_next_tx_seq;
+		t->t_next_rx_seq = conn->c_next_rx_seq;
+	}
+	spin_unlock(&conn->c_lock);
+	if (!empty) {
 		kfree(t);
-		return;
+		return false;
 	}
-	if (rn->tomb_count >= READ_ONCE(rn->max_connections)) {
-		struct rds_conn_tomb *old;
-
-		old = list_first_entry(&rn->tomb_list, struct rds_conn_tomb,
-				       t_item);
-		hlist_del(&old->t_hash_node);
-		list_del(&old->t_item);
-		rn->tomb_count--;
-		kfree(old);
-	}
-	hlist_add_head(&t->t_hash_node, &rn->tomb_hash[h]);
-	list_add_tail(&t->t_item, &rn->tomb_list);
-	rn->tomb_count++;
-	spin_unlock_bh(&rn->conn_lock);
+	rds_conn_bury_locked(rn, t);
+	return true;
 }
 
 static void rds_conn_reap_worker(struct work_struct *work)
@@ -685,17 +725,35 @@ static void rds_conn_reap_worker(struct work_struct *work)
 	struct rds_net *rn = container_of(to_delayed_work(work), struct rds_net,
 					  reap_w);
 	unsigned long idle = msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms));
-	struct rds_conn_priv *cp, *tmp;
+	struct rds_connection *conn;
+	struct hlist_node *tmp;
+	unsigned int reaped = 0;
 	LIST_HEAD(list);
+	int i;
 
-	rds_conn_collect(rn, &list, rds_conn_idle, &idle);
-	list_for_each_entry_safe(cp, tmp, &list, kill_item) {
-		list_del_init(&cp->kill_item);
-		rds_conn_bury(rn, &cp->conn);
-		rds_conn_kill(&cp->conn);
-		rds_stats_inc(rn, RDS_STAT_CONN_REAPED);
+	spin_lock_bh(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
+		hlist_for_each_entry_safe(conn, tmp, &rn->conn_hash[i],
+					  c_hash_node) {
+			if (rn->conns_closed ||
+			    !rds_conn_retire_if_idle_locked(rn, conn, idle))
+				continue;
+			rds_conn_unhash_locked(rn, conn);
+			list_add_tail(&container_of(conn, struct rds_conn_priv,
+						    conn)->kill_item, &list);
+			reaped++;
+		}
 	}
+	spin_unlock_bh(&rn->conn_lock);
+	rds_conn_kill_list(&list);
+	rds_stats_add(rn, RDS_STAT_CONN_REAPED, reaped);
 	rds_conn_arm_reaper(rn);
+}
+
+/* Reaped between one and one and a half idle periods after use. */
+static unsigned long rds_conn_reap_period(struct rds_net *rn)
+{
+	return msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms)) / 2 + 1;
 }
 
 /**
@@ -706,13 +764,42 @@ static void rds_conn_reap_worker(struct work_struct *work)
  */
 void rds_conn_arm_reaper(struct rds_net *rn)
 {
-	unsigned long period;
-
 	if (!READ_ONCE(rn->conn_count) || READ_ONCE(rn->conns_closed))
 		return;
-	/* Reaped between one and one and a half idle periods after use. */
-	period = msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms)) / 2 + 1;
-	queue_delayed_work(rds_wq, &rn->reap_w, period);
+	queue_delayed_work(rds_wq, &rn->reap_w, rds_conn_reap_period(rn));
+}
+
+/**
+ * rds_conn_retune_reaper - net.rds.conn_idle_ms changed: rearm now
+ * @rn: namespace
+ *
+ * Context: process context.
+ */
+void rds_conn_retune_reaper(struct rds_net *rn)
+{
+	if (!READ_ONCE(rn->conn_count) || READ_ONCE(rn->conns_closed))
+		return;
+	mod_delayed_work(rds_wq, &rn->reap_w, rds_conn_reap_period(rn));
+}
+
+/**
+ * rds_conn_queue_delayed - schedule one of a connection's works
+ * @conn: the connection
+ * @dwork: &conn->c_send_w or &conn->c_conn_w
+ * @delay: in jiffies
+ *
+ * Tested and queued under c_lock, where RDS_CONN_DESTROYING is set, so
+ * no work is queued after rds_conn_kill() cancelled it.
+ *
+ * Context: any; c_lock not held.
+ */
+void rds_conn_queue_delayed(struct rds_connection *conn,
+			    struct delayed_work *dwork, unsigned long delay)
+{
+	spin_lock_bh(&conn->c_lock);
+	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
+		queue_delayed_work(rds_wq, dwork, delay);
+	spin_unlock_bh(&conn->c_lock);
 }
 
 /**

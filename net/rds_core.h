@@ -36,6 +36,7 @@
 #include "stats.h"
 
 #define RDS_CONN_HASH_BITS	8
+#define RDS_CONG_HASH_BITS	8
 
 /* Key of the bind table: what a socket is bound to. */
 struct rds_bind_key {
@@ -63,8 +64,8 @@ struct rds_bind_key {
  * @sock_lock: protects @sock_list and @sock_count
  * @sock_list: every RDS socket in the namespace (for RDS_INFO_*)
  * @sock_count: length of @sock_list
- * @cong_lock: protects @cong_maps
- * @cong_maps: congestion maps by address
+ * @cong_lock: protects @cong_hash and the maps' reference counts
+ * @cong_hash: congestion maps by address
  * @cong_waitq: senders and pollers waiting for a port to uncongest
  * @cong_gen: bumped on every congestion map change
  * @stats: per-cpu counters
@@ -90,8 +91,8 @@ struct rds_net {
 	spinlock_t		sock_lock;	/* sock_list, sock_count */
 	struct list_head	sock_list;
 	unsigned int		sock_count;
-	spinlock_t		cong_lock;	/* cong_maps */
-	struct list_head	cong_maps;
+	spinlock_t		cong_lock;	/* cong_hash, map refs */
+	struct hlist_head	cong_hash[1 << RDS_CONG_HASH_BITS];
 	wait_queue_head_t	cong_waitq;
 	atomic_t		cong_gen;
 	struct rds_stats __percpu *stats;
@@ -313,6 +314,9 @@ struct rds_connection *rds_conn_create(struct net *net,
 				       u8 tos, int dev_if, gfp_t gfp);
 void rds_conn_connect_if_down(struct rds_connection *conn);
 void rds_conn_arm_reaper(struct rds_net *rn);
+void rds_conn_retune_reaper(struct rds_net *rn);
+void rds_conn_queue_delayed(struct rds_connection *conn,
+			    struct delayed_work *dwork, unsigned long delay);
 void rds_conn_net_init(struct rds_net *rn);
 void rds_conn_for_each(struct rds_net *rn,
 		       void (*fn)(struct rds_connection *conn, void *arg),
@@ -363,6 +367,7 @@ bool rds_recv_pending(struct rds_sock *rs);
 struct rds_cong_map;
 struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 				      const struct in6_addr *addr);
+void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 		  bool nonblock, struct rds_sock *rs);

@@ -4,6 +4,7 @@
  * check, pings, receive budget), and recvmsg() with its notifications and
  * control messages.
  */
+#include <linux/module.h>
 #include <linux/sched/clock.h>
 #include <linux/time.h>
 #include <net/ipv6.h>
@@ -52,6 +53,13 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		return;
 	}
 
+	/* A transport being unloaded delivers nothing more: an unread
+	 * message would hold its connection, and the unload, until read.
+	 */
+	if (!module_is_live(conn->c_trans->owner)) {
+		rds_stats_inc(rn, RDS_STAT_RECV_DROP_NO_SOCK);
+		return;
+	}
 	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
 	if (!rs) {
 		rds_stats_inc(rn, RDS_STAT_RECV_DROP_NO_SOCK);

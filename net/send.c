@@ -323,8 +323,7 @@ restart:
 
 	if (ret == -EAGAIN || ret == -ENOMEM) {
 		rds_stats_inc(rn, RDS_STAT_SEND_DELAYED_RETRY);
-		if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
-			queue_delayed_work(rds_wq, &conn->c_send_w, 1);
+		rds_conn_queue_delayed(conn, &conn->c_send_w, 1);
 		return ret;
 	}
 	if (ret) {
@@ -356,8 +355,7 @@ void rds_send_worker(struct work_struct *work)
  */
 void rds_send_kick(struct rds_connection *conn)
 {
-	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
-		queue_delayed_work(rds_wq, &conn->c_send_w, 0);
+	rds_conn_queue_delayed(conn, &conn->c_send_w, 0);
 }
 EXPORT_SYMBOL_GPL(rds_send_kick);
 
@@ -407,7 +405,8 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		rds_message_put(rm);
 		return -ENETUNREACH;
 	}
-	rm->m_conn = back;	/* our reference */
+	rds_conn_get(back);
+	rm->m_conn = back;
 	rm->m_hdr.h_sequence = cpu_to_be64(back->c_next_tx_seq++);
 	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	list_add_tail(&rm->m_conn_item, &back->c_send_queue);	/* our ref */
@@ -415,6 +414,7 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 
 	rds_stats_inc(rn, RDS_STAT_SEND_PONG);
 	rds_send_kick(back);
+	rds_conn_put(back);
 	return 0;
 }
 

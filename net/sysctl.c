@@ -13,6 +13,18 @@ static int rds_sysctl_max_ms = 60 * MSEC_PER_SEC;
 static int rds_sysctl_max_conns = 1 << 20;
 static int rds_sysctl_min_idle_ms = 100;
 
+/* A shorter idle time takes effect now, not after the old period. */
+static int rds_sysctl_idle_ms(struct ctl_table *table, int write,
+			      void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		rds_conn_retune_reaper(container_of(table->data, struct rds_net,
+						    conn_idle_ms));
+	return ret;
+}
+
 static const struct ctl_table rds_sysctl_template[] = {
 	{
 		.procname	= "reconnect_min_delay_ms",
@@ -58,7 +70,7 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.procname	= "conn_idle_ms",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= rds_sysctl_idle_ms,
 		.extra1		= &rds_sysctl_min_idle_ms,
 	},
 	{ }	/* the end, for kernels that look for it (compat.h) */

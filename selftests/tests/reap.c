@@ -12,6 +12,7 @@
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
 #include "../lib/rds_netns.h"
+#include "../lib/rds_harden.h"
 
 enum { SENDERS = 2, DESTS = 4, PER_SENDER = 1200, IDLE_MS = 100 };
 
@@ -196,6 +197,47 @@ RDS_TEST(reaped_connection_continues_its_sequences)
 			 (unsigned long long)tx[0]);
 	close(s);
 	close(r);
+}
+
+/*
+ * A peer costs a congestion map only while a connection or a bound
+ * socket uses its address: sends to many local peers that nobody reads
+ * leave nothing once their connections are reaped.
+ */
+RDS_TEST(congestion_maps_freed_with_reaped_connections)
+{
+	enum { PEERS = 300 };
+	long maps0, maps1, maps2;
+	struct rds_addr d;
+	long long end;
+	char ip[32];
+	int s, i;
+
+	RDS_SKIP_IF_INTREE("net.rds.conn_idle_ms is ours");
+	rds_new_netns(NULL);
+	close(rds_socket());
+	set_idle_ms(IDLE_MS);
+	maps0 = rds_obj("cong_maps");
+	if (maps0 < 0)
+		rds_test_skip("no object counters in debugfs");
+	s = rds_bound("127.0.0.1", 0, NULL);
+	for (i = 0; i < PEERS; i++) {
+		snprintf(ip, sizeof(ip), "127.1.%d.%d", i / 200, i % 200 + 1);
+		d = rds_addr4(ip, 7000);
+		RDS_EXPECT(sendto(s, "m", 1, 0, &d.sa, d.len) == 1);
+	}
+	maps1 = rds_obj("cong_maps");
+	RDS_EXPECT(maps1 >= maps0 + PEERS);
+	end = rds_now_ms() + 10000;
+	while (conns_from_lo(NULL, NULL) && rds_now_ms() < end)
+		rds_sleep_ms(50);
+	rds_sleep_ms(200);	/* the last frees run from a workqueue */
+	maps2 = rds_obj("cong_maps");
+	/* Other namespaces may free theirs meanwhile: that only lowers it. */
+	if (maps2 > maps0 + 2)
+		RDS_FAIL("%ld congestion maps before, %ld with %d peers, %ld after the reap",
+			 maps0, maps1, PEERS, maps2);
+	close(s);
 }
 
 RDS_TEST_MAIN()
