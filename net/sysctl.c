@@ -14,7 +14,7 @@ static int rds_sysctl_max_conns = 1 << 20;
 static int rds_sysctl_min_idle_ms = 100;
 
 /* A shorter idle time takes effect now, not after the old period. */
-static int rds_sysctl_idle_ms(struct ctl_table *table, int write,
+static int rds_sysctl_idle_ms(rds_ctl_table *table, int write,
 			      void *buffer, size_t *lenp, loff_t *ppos)
 {
 	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);

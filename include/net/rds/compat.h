@@ -10,7 +10,18 @@
 #define _NET_RDS_COMPAT_H
 
 #include <linux/sysctl.h>
+#include <linux/version.h>
 #include <net/net_namespace.h>
+
+/*
+ * The table a sysctl proc_handler is given: const since 6.11. Declare
+ * handlers as taking a "rds_ctl_table *".
+ */
+#if KERNEL_VERSION(6, 11, 0) > LINUX_VERSION_CODE
+#define rds_ctl_table struct ctl_table
+#else
+#define rds_ctl_table const struct ctl_table
+#endif
 
 /**
  * rds_register_net_sysctl - register a per-namespace sysctl table
