@@ -30,6 +30,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -354,6 +355,30 @@ static socklen_t pick_addr(struct fz *f, struct sockaddr_storage *ss,
 	return len;
 }
 
+/* A local address RDS can bind to, on a hot port: 127.0.0.1, ::1, ... */
+static socklen_t pick_good_addr(struct fz *f, struct sockaddr_storage *ss)
+{
+	static const char *const good[] = { "127.0.0.1", "127.0.0.1", "::1",
+		"::ffff:127.0.0.1", "10.99.0.1", "10.99.0.2", "fd99::1" };
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	const char *a = PICK(f, good);
+	uint16_t port = HOT_PORT + below(f, HOT_PORTS);
+
+	memset(ss, 0, sizeof(*ss));
+	note(f, "addr %s port %u", a, port);
+	if (!strchr(a, ':')) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		inet_pton(AF_INET, a, &in->sin_addr);
+		return sizeof(*in);
+	}
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(port);
+	inet_pton(AF_INET6, a, &in6->sin6_addr);
+	return sizeof(*in6);
+}
+
 /* @n rds_iovecs at iovs: valid, overlapping, unmapped, huge, empty. */
 static void fill_iovs(struct fz *f, uint64_t n)
 {
@@ -572,9 +597,10 @@ static void op_socket(struct fz *f)
 	if (fd < 0)
 		return;
 	set_timeouts(f, fd);
-	if (chance(f, 60)) {	/* most sockets get bound at once */
+	if (chance(f, 70)) {	/* most sockets get bound at once */
 		struct sockaddr_storage ss;
-		socklen_t len = pick_addr(f, &ss, 0);
+		socklen_t len = chance(f, 70) ? pick_good_addr(f, &ss) :
+			pick_addr(f, &ss, 0);
 
 		done(f, OP_BIND, bind(fd, (struct sockaddr *)&ss, len));
 	}
@@ -638,7 +664,8 @@ static void build_send(struct fz *f, struct msghdr *m, struct iovec *iov,
 	memset(m, 0, sizeof(*m));
 	if (chance(f, 90)) {
 		m->msg_name = ss;
-		m->msg_namelen = pick_addr(f, ss, 1);
+		m->msg_namelen = chance(f, 50) ? pick_good_addr(f, ss) :
+			pick_addr(f, ss, 1);
 	}
 	m->msg_iov = iov;
 	m->msg_iovlen = pick_data(f, iov);
@@ -1199,9 +1226,35 @@ struct worker_args {
 	uint64_t ops;		/* 0: until told to stop */
 };
 
+static void on_tick(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Interrupt this thread every 250 ms: a blocking call (a send waiting
+ * for a congested port ignores SO_SNDTIMEO, as in Linux) returns EINTR
+ * instead of parking the thread, and the signal paths get exercised.
+ */
+static void arm_tick(void)
+{
+	struct sigevent ev;
+	struct itimerspec it = { { 0, 250000000 }, { 0, 250000000 } };
+	timer_t t;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGUSR1;
+	ev._sigev_un._tid = gettid();	/* sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0)
+		timer_settime(t, 0, &it, NULL);
+}
+
 static void *thread_main(void *arg)
 {
 	struct worker_args *w = arg;
+
+	arm_tick();
 
 	run_ops(&w->f, w->ops ? w->ops : ~0ULL);
 	return NULL;
@@ -1240,6 +1293,13 @@ static void worker(uint64_t seed, int proc, int threads, uint64_t nops)
 	for (t = 0; t < NFDS; t++)
 		pool[t] = -1;
 	__atomic_fetch_add(&sh->procs, 1, __ATOMIC_RELAXED);
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_tick;	/* no SA_RESTART */
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	for (t = 0; t < threads; t++) {
 		w[t].f.rng = splitmix(seed ^ ((uint64_t)proc << 32) ^ t) | 1;
 		w[t].f.calls = &sh->calls[proc * MAX_THREADS + t];
@@ -1306,6 +1366,42 @@ static int reap(pid_t *pids, int n, int *bad, long long deadline)
 			usleep(100000);
 	} while (left && now_ms() < deadline);
 	return left;
+}
+
+/* What each thread of a worker that will not stop is doing. */
+static void report_stuck(pid_t pid)
+{
+	char path[320], buf[256];
+	struct dirent *d;
+	DIR *dir;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		printf("rds-fuzz: stuck worker %d task %s:", pid, d->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
+			 d->d_name);
+		fp = fopen(path, "r");
+		if (fp && fgets(buf, sizeof(buf), fp))
+			printf(" wchan %s", buf);
+		if (fp)
+			fclose(fp);
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid,
+			 d->d_name);
+		fp = fopen(path, "r");
+		if (fp && fgets(buf, sizeof(buf), fp))
+			printf(" syscall %s", buf);
+		else
+			printf("\n");
+		if (fp)
+			fclose(fp);
+	}
+	closedir(dir);
 }
 
 static void print_summary(uint64_t seed, long long ms)
@@ -1395,6 +1491,9 @@ int main(int argc, char **argv)
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	if (left)
 		left = reap(pids, procs, &bad, now_ms() + 20000);
+	for (i = 0; left && i < procs; i++)
+		if (pids[i])
+			report_stuck(pids[i]);
 	for (i = 0; left && i < procs; i++)
 		if (pids[i])
 			kill(pids[i], SIGKILL);

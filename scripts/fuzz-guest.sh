@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make fuzz` (scripts/fuzz.sh): run Debian's trinity,
+# restricted to PF_RDS sockets and the socket calls, and our rds-fuzz side
+# by side for SECONDS, both as the unprivileged user nobody from a
+# writable directory; then check that no RDS object outlived them, scan
+# the kernel log and, on a kmemleak kernel, ask kmemleak. TAP goes to
+# stdout and /run/out/fuzz.tap; the syscall counts to /run/out/counts.
+#
+#	fuzz-guest.sh SECONDS [rds-fuzz options...]
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-/run/out}
+SECS=${1:-600}
+shift
+TAP=$OUT/fuzz.tap
+n=0 failed=0
+
+emit() { echo "$1" | tee -a "$TAP"; }
+result() {	# result RC DESC [DIAG-FILE]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		emit "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		emit "not ok $n - $2"
+		[ -n "${3:-}" ] && tail -n 40 "$3" | sed 's/^/    # /' | tee -a "$TAP"
+	fi
+}
+
+: > "$TAP"
+echo "TAP version 13" | tee -a "$TAP"
+
+# trinity and the netns part of rds-fuzz need: a writable cwd, and user
+# namespaces for an unprivileged user (on by default in Debian 12).
+work=/tmp/fuzz
+mkdir -p "$work" && chown nobody:nogroup "$work" && chmod 700 "$work"
+sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null
+# Quieter and faster: no per-packet warnings from the rest of the stack.
+sysctl -qw net.core.warnings=0 2>/dev/null
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+mark=$(dmesg | wc -l)
+
+# trinity: PF_RDS sockets only (-P), only the socket calls (-c), none of
+# its other fd providers (files under /proc, /sys, /dev, pipes, perf...),
+# quiet, no log files. It stops on a new kernel taint of the listed
+# kinds; our modules already taint the kernel (O, E) at load.
+TRINITY_CALLS="socket bind connect sendmsg sendto sendmmsg recvmsg recvfrom
+recvmmsg setsockopt getsockopt getsockname getpeername poll ppoll ioctl
+close shutdown listen accept4 socketpair"
+targs=(-q -l off -P PF_RDS -a64 -C "${TRINITY_CHILDREN:-2}"
+       --disable-fds=pipes,perf,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm
+       -T WARN,BAD_PAGE,DIE)
+for c in $TRINITY_CALLS; do targs+=(-c "$c"); done
+[ -n "${TRINITY_SEED:-}" ] && targs+=(-s "$TRINITY_SEED")
+(cd "$work" && exec timeout -s INT -k 30 "$SECS" setpriv --reuid=nobody \
+	--regid=nogroup --clear-groups -- trinity "${targs[@]}") \
+	> "$OUT/trinity.log" 2>&1 &
+tpid=$!
+
+(cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
+	> "$OUT/rds-fuzz.log" 2>&1
+frc=$?
+wait "$tpid"
+trc=$?
+
+grep -E '^\[main\] (Initial random seed|Ran )' "$OUT/trinity.log" | sed 's/^/# trinity: /'
+sed 's/^/# /' "$OUT/rds-fuzz.log" | grep -E '^# rds-fuzz' | head -40
+tcalls=$(sed -n 's/^\[main\] Ran \([0-9]*\) syscalls.*/\1/p' "$OUT/trinity.log" | tail -n1)
+fcalls=$(sed -n 's/^rds-fuzz: seed [0-9]*, \([0-9]*\) syscalls.*/\1/p' "$OUT/rds-fuzz.log")
+echo "trinity=${tcalls:-0} rds_fuzz=${fcalls:-0} seconds=$SECS" > "$OUT/counts"
+
+# timeout's SIGINT ends trinity with status 124 (or 0 if it finished).
+[ -n "$tcalls" ] && [ "$tcalls" -gt 0 ] && { [ "$trc" = 0 ] || [ "$trc" = 124 ]; }
+result $? "trinity on PF_RDS ran ${tcalls:-0} syscalls and stopped cleanly (exit $trc)" "$OUT/trinity.log"
+[ "$frc" = 0 ] && [ -n "$fcalls" ] && [ "$fcalls" -gt 0 ]
+result $? "rds-fuzz ran ${fcalls:-0} syscalls, every worker stopped (exit $frc)" "$OUT/rds-fuzz.log"
+
+# Every socket, message and MR the fuzzers made must be gone.
+objs=/sys/kernel/debug/rds/objects
+if [ -r "$objs" ]; then
+	left=""
+	for i in $(seq 50); do
+		left=$(awk '($1 == "sockets" || $1 == "messages" ||
+			     $1 == "incoming" || $1 == "mrs") && $2 != 0' "$objs")
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
+	echo "$left" > /tmp/objs.left
+	[ -z "$left" ]
+	result $? "no rds objects left after the fuzzers exited" /tmp/objs.left
+else
+	emit "ok $((n += 1)) - no rds objects left # SKIP $objs missing (not our rds.ko?)"
+fi
+
+dmesg | tail -n +"$((mark + 1))" | "$REPO/scripts/logscan.sh" > /tmp/splats
+result $? "kernel log clean (no BUG/WARNING/KASAN/lockdep/...)" /tmp/splats
+
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	"$REPO/scripts/kmemleak-check.sh" "$OUT/kmemleak.txt" > /tmp/kmemleak.log 2>&1
+	result $? "kmemleak: nothing involving our modules" /tmp/kmemleak.log
+else
+	emit "ok $((n += 1)) - kmemleak # SKIP kernel without kmemleak"
+fi
+emit "1..$n"
+[ "$failed" = 0 ]
