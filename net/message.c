@@ -78,6 +78,8 @@ static void rds_message_free(struct rds_message *rm)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
 	rds_rdma_op_free(rm->m_rdma);
+	if (rm->m_conn)
+		rds_conn_put(rm->m_conn);
 	kfree(rm);
 	rds_obj_dec(RDS_OBJ_MESSAGE);
 }
@@ -147,13 +149,15 @@ EXPORT_SYMBOL_GPL(rds_message_copy_to_user);
  * @saddr: source address
  * @daddr: destination (local) address
  *
- * The caller fills @inc->i_hdr and holds the one reference this sets.
+ * The caller fills @inc->i_hdr and holds the one reference this sets;
+ * @inc holds a reference to @conn and to its transport's module.
  */
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr, const struct in6_addr *daddr)
 {
 	refcount_set(&inc->i_refcount, 1);
 	INIT_LIST_HEAD(&inc->i_item);
+	rds_conn_get(conn);
 	inc->i_conn = conn;
 	inc->i_saddr = *saddr;
 	inc->i_daddr = *daddr;
@@ -176,12 +180,14 @@ EXPORT_SYMBOL_GPL(rds_inc_get);
 
 void rds_inc_put(struct rds_incoming *inc)
 {
-	const struct rds_transport *trans = inc->i_conn->c_trans;
+	struct rds_connection *conn = inc->i_conn;
+	const struct rds_transport *trans = conn->c_trans;
 
 	if (refcount_dec_and_test(&inc->i_refcount)) {
 		WARN_ON_ONCE(!list_empty(&inc->i_item));
 		rds_obj_dec(RDS_OBJ_INCOMING);
 		trans->inc_free(inc);
+		rds_conn_put(conn);
 		module_put(trans->owner);
 	}
 }

@@ -148,7 +148,7 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	struct rds_mr *mr;
 	int ret;
 
-	if (ipv6_addr_any(&rs->rs_bound.addr) || !rs->rs_transport)
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	if (!rs->rs_transport->xmit_rdma)
 		return -EOPNOTSUPP;
@@ -309,7 +309,7 @@ int rds_free_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen)
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
 	if (!args.cookie) {
-		if (!rs->rs_transport)
+		if (!READ_ONCE(rs->rs_transport))
 			return -EINVAL;
 		if (args.flags & RDS_RDMA_INVALIDATE)
 			rds_rdma_drop_mrs(rs);
@@ -465,7 +465,7 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma)
 		return -EINVAL;
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	if (!args.nr_local)
 		return -EINVAL;
@@ -574,7 +574,7 @@ static int rds_rdma_parse_atomic(struct rds_sock *rs, struct rds_message *rm,
 	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma)
 		return -EINVAL;
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	/* Linux's errno for an unaligned local word. */
 	if (args.local_addr & 7)

@@ -45,6 +45,10 @@ struct iov_iter;
  * @laddr_check: may this transport serve local address @addr (scope id
  *	@scope_id for link-local IPv6) in @net? 0 or -EADDRNOTAVAIL.
  *	Process context, may sleep, no core locks held.
+ * @faddr_check: can this transport reach peer @faddr from local @laddr
+ *	(scope id @dev_if)? 0 or -ENETUNREACH. Asked before a connection
+ *	to a new peer is allocated, so unreachable peers cost nothing. NULL:
+ *	every peer is worth a try. Process context, no core locks held.
  * @conn_alloc: set up @conn->c_transport_data. Process context, may
  *	sleep; @conn is not yet visible to anyone else.
  * @conn_free: release what @conn_alloc set up, after the connection is
@@ -81,6 +85,8 @@ struct rds_transport {
 
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   __u32 scope_id);
+	int (*faddr_check)(struct net *net, const struct in6_addr *laddr,
+			   const struct in6_addr *faddr, __u32 dev_if);
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
 	void (*conn_free)(struct rds_connection *conn);
 	int (*conn_connect)(struct rds_connection *conn);
