@@ -698,6 +698,25 @@ static void op_sendto(struct fz *f)
 				   len));
 }
 
+/* A pool socket that is bound (its address in *ss), or -1. */
+static int pool_get_bound(struct fz *f, struct sockaddr_storage *ss,
+			  socklen_t *len)
+{
+	int i, fd;
+
+	for (i = 0; i < 6; i++) {
+		fd = __atomic_load_n(&pool[below(f, NFDS)], __ATOMIC_RELAXED);
+		if (fd < 0)
+			continue;
+		*len = sizeof(*ss);
+		if (done(f, OP_NAME, getsockname(fd, (struct sockaddr *)ss,
+						 len)) == 0 &&
+		    ((struct sockaddr_in *)ss)->sin_port)
+			return fd;
+	}
+	return -1;
+}
+
 /*
  * An RDMA or atomic that should get through the argument checks: a
  * fresh region on one bound socket, the operation from another socket
@@ -705,9 +724,10 @@ static void op_sendto(struct fz *f)
  */
 static void op_rdma(struct fz *f)
 {
-	int src = pool_get(f), dst = pool_get(f);
-	struct sockaddr_storage ss;
-	socklen_t alen = sizeof(ss);
+	struct sockaddr_storage ss, src_ss;
+	socklen_t alen, slen;
+	int dst = pool_get_bound(f, &ss, &alen);
+	int src = pool_get_bound(f, &src_ss, &slen);
 	struct rds_get_mr_args mr;
 	struct rds_rdma_args a;
 	struct cmsg_builder b = { .buf = cbuf, .cap = sizeof(cbuf) };
@@ -715,8 +735,7 @@ static void op_rdma(struct fz *f)
 	struct iovec iov = { scratch + below(f, PG), below(f, 64) };
 	struct msghdr m;
 
-	if (done(f, OP_NAME, getsockname(dst, (struct sockaddr *)&ss,
-					 &alen)) < 0)
+	if (dst < 0 || src < 0)
 		return;
 	memset(&mr, 0, sizeof(mr));
 	mr.vec.addr = (uintptr_t)scratch + (below(f, SCRATCH_PAGES / 2) * PG) +
