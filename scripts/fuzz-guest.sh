@@ -77,9 +77,29 @@ stop_trinity() {
 	kill -KILL "$tpid" 2>/dev/null
 }
 
+# If rds-fuzz outlives its time by far (it kills its workers 20 s after
+# the end and gives up 60 s later), something is stuck in the kernel:
+# record every fuzzer task's kernel stack and the blocked tasks
+# (sysrq w) on the console and in hang.txt while the guest still runs.
+hang_dump() {
+	local p
+	{
+		echo "fuzz: rds-fuzz still running $((SECS + 150)) s after its start: stacks"
+		for p in $(pgrep -u nobody); do
+			echo "--- pid $p $(cat /proc/$p/comm 2>/dev/null) wchan $(cat /proc/$p/wchan 2>/dev/null)"
+			cat /proc/$p/stack 2>/dev/null
+		done
+	} > "$OUT/hang.txt" 2>&1
+	cat "$OUT/hang.txt" > /dev/console
+	echo w > /proc/sysrq-trigger
+}
+(sleep $((SECS + 150)); hang_dump) &
+wpid=$!
+
 (cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
 	> "$OUT/rds-fuzz.log" 2>&1
 frc=$?
+kill "$wpid" 2>/dev/null
 stop_trinity
 wait "$tpid"
 trc=$?
