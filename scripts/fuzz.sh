@@ -66,7 +66,9 @@ if [ -n "$kdir" ]; then
 	# kmemleak-check.sh, not the log scan, judges kmemleak's own line.
 	export RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected'
 else
-	echo "# fuzz: stock kernel $(rds_kver) (no debug kernel built; make debug-kernel for KASAN/lockdep/kmemleak)"
+	why="no debug kernel built; make debug-kernel for KASAN/lockdep/kmemleak"
+	[ "$KIND" = stock ] && why="FUZZ_KERNEL=stock"
+	echo "# fuzz: stock kernel $(rds_kver) ($why)"
 fi
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
