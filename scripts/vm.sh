@@ -144,6 +144,10 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-device virtio-net-pci,netdev=n0
 	-netdev user,id=n1,restrict=on
 	-device virtio-net-pci,netdev=n1)
+# RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234
+# (how a guest frozen with interrupts off is inspected; see testbed.rst).
+# shellcheck disable=SC2206
+qemu+=(${RDS_QEMU_EXTRA:-})
 
 start=$(date +%s)
 if [ "$INTERACTIVE" = 1 ]; then
