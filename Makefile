@@ -43,7 +43,7 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
-	check-debug check-fault check-6.12
+	check-debug check-fault fuzz check-6.12
 
 all: modules tools selftests
 
@@ -87,6 +87,11 @@ check-debug:
 # Only the fault-injection boot on the debug kernel.
 check-fault:
 	scripts/check-debug.sh --fault
+
+# trinity + rds-fuzz in the guest for FUZZ_SECONDS (default 600) as an
+# unprivileged user; the debug kernel if built (results/fuzz/).
+fuzz:
+	scripts/fuzz.sh
 
 demo:
 	scripts/demo.sh

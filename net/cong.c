@@ -221,13 +221,17 @@ void rds_cong_uncongested(struct rds_sock *rs)
  * @port: destination port
  * @nonblock: fail with -ENOBUFS instead of waiting
  * @rs: sending socket
+ * @timeo: in: how long to wait (SO_SNDTIMEO); out: what is left
  *
  * Context: process context; sleeps unless @nonblock.
- * Return: 0 when the port is not congested, -ENOBUFS, or -ERESTARTSYS.
+ * Return: 0 when the port is not congested, -ENOBUFS, -ETIMEDOUT or
+ * -ERESTARTSYS.
  */
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
-		  bool nonblock, struct rds_sock *rs)
+		  bool nonblock, struct rds_sock *rs, long *timeo)
 {
+	long left;
+
 	if (!rds_cong_test(map, port))
 		return 0;
 
@@ -248,6 +252,14 @@ int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 	}
 
 	rds_stats_inc(rn, RDS_STAT_CONG_SEND_BLOCKED);
-	return wait_event_interruptible(rn->cong_waitq,
-					!rds_cong_test(map, port));
+	left = wait_event_interruptible_timeout(rn->cong_waitq,
+						!rds_cong_test(map, port),
+						*timeo);
+	if (left < 0)
+		return left;
+	if (!left)
+		return -ETIMEDOUT;	/* SO_SNDTIMEO ran out, as Linux's send wait */
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo = left;
+	return 0;
 }

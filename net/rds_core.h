@@ -370,7 +370,7 @@ struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
-		  bool nonblock, struct rds_sock *rs);
+		  bool nonblock, struct rds_sock *rs, long *timeo);
 bool rds_cong_update_locked(struct rds_sock *rs);
 void rds_cong_uncongested(struct rds_sock *rs);
 void rds_cong_net_exit(struct rds_net *rn);

@@ -619,6 +619,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		goto out;
 
 	rds_rdma_set_exthdrs(rm);
+	timeo = sock_sndtimeo(sk, nonblock);
 again:
 	conn = rds_send_conn(rs, &daddr, scope_id);
 	if (IS_ERR(conn)) {
@@ -631,11 +632,10 @@ again:
 	}
 	rds_conn_connect_if_down(conn);
 
-	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs);
+	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs, &timeo);
 	if (ret)
 		goto out_conn;
 
-	timeo = sock_sndtimeo(sk, nonblock);
 	sport = rs->rs_bound.port;
 	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued, &dead)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_QUEUE_FULL);

@@ -217,6 +217,24 @@ vm --rdma --out "$RESULTS/guest" -- "$(printf '%q ' bash -c "$suite" run "$@")" 
 vmrc=${PIPESTATUS[0]}
 merge_tap "$RESULTS/guest/results.tap" "guest: "
 result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
+# A short fuzzing round (`make fuzz` runs long campaigns): trinity on
+# PF_RDS and rds-fuzz as nobody; a splat, a leaked object, a stuck or
+# crashed worker fails it. RDS_CI_FUZZ_SECONDS=0 leaves it out.
+fuzz_round() {
+	local secs=${RDS_CI_FUZZ_SECONDS:-90} log=$RESULTS/fuzz.log rc
+	# The debug kernel's guest clock runs slow under TCG: fewer seconds.
+	[ "$MODE" = debug ] && secs=${RDS_CI_FUZZ_SECONDS:-45}
+	[ "$secs" = 0 ] && return 0
+	vm --rdma --timeout $((secs * 6 + 900)) --out "$RESULTS/fuzz" -- \
+		"$(printf '%q ' env RDS_LOGSCAN_IGNORE="${RDS_LOGSCAN_IGNORE:-}" \
+			scripts/fuzz-guest.sh "$secs")" > "$log" 2>&1
+	rc=$?
+	merge_tap "$RESULTS/fuzz/fuzz.tap" "fuzz: "
+	result "$rc" "fuzz round ($secs s) finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	[ -f "$RESULTS/fuzz/counts" ] && echo "# fuzz: $(cat "$RESULTS/fuzz/counts")"
+}
+fuzz_round
+
 # The same suite against Linux's in-tree RDS, the reference: every test
 # that states upstream behaviour must pass there too (the ones for what we
 # do better skip there, saying so), and the tools must work with both.

@@ -9,8 +9,8 @@ PKGS="build-essential make gcc libc6-dev pkg-config
 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static cpio kmod iproute2
 rdma-core ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
-python3 sparse dkms gnuplot-nox xz-utils bc flex bison libelf-dev debootstrap
-libssl-dev procps util-linux"
+python3 sparse dkms gnuplot-nox xz-utils bc flex bison libelf-dev
+libssl-dev procps util-linux trinity debootstrap"
 
 missing=""
 for p in $PKGS; do

@@ -162,6 +162,10 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-device virtio-net-pci,netdev=n0
 	-netdev user,id=n1,restrict=on
 	-device virtio-net-pci,netdev=n1)
+# RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234
+# (how a guest frozen with interrupts off is inspected; see testbed.rst).
+# shellcheck disable=SC2206
+qemu+=(${RDS_QEMU_EXTRA:-})
 
 # The checkout's mount point, in another root (it is ours: the cache).
 [ -n "$ROOT" ] && mkdir -p "$ROOT$REPO"

@@ -351,6 +351,41 @@ static void t_blocking(int tcp)
 	RDS_EXPECT(!memcmp(buf, "blocked", 7));
 }
 
+/* SO_SNDTIMEO bounds the wait for a congested port (ETIMEDOUT, as the
+ * send-buffer wait). Linux's RDS waits without a bound there.
+ */
+static void t_sndtimeo(int tcp)
+{
+	struct timeval tv = { .tv_usec = 300 * 1000 };
+	struct cong c;
+	long long t0, dt;
+
+	RDS_SKIP_IF_INTREE("Linux ignores SO_SNDTIMEO on a congested port");
+	setup(&c, tcp);
+	fill(&c);
+	quiesce();
+	RDS_EXPECT_OK(setsockopt(c.s, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				 sizeof(tv)));
+	t0 = rds_now_ms();
+	RDS_EXPECT_ERRNO(sendto(c.s, "late", 4, 0, &c.ra.sa, c.ra.len),
+			 ETIMEDOUT);
+	dt = rds_now_ms() - t0;
+	if (dt < 250 || dt > 5000)
+		RDS_FAIL("timed out after %lld ms, SO_SNDTIMEO is 300 ms", dt);
+	drain(&c);
+	sends_again(&c, 3000);
+}
+
+RDS_TEST(blocking_send_to_congested_port_honours_sndtimeo_tcp)
+{
+	t_sndtimeo(1);
+}
+
+RDS_TEST(blocking_send_to_congested_port_honours_sndtimeo_loop)
+{
+	t_sndtimeo(0);
+}
+
 RDS_TEST(blocking_sender_waits_for_drain_tcp)
 {
 	t_blocking(1);

@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make fuzz` (scripts/fuzz.sh): run Debian's trinity,
+# restricted to PF_RDS sockets and the socket calls, and our rds-fuzz side
+# by side for SECONDS, both as the unprivileged user nobody from a
+# writable directory; then check that no RDS object outlived them, scan
+# the kernel log and, on a kmemleak kernel, ask kmemleak. TAP goes to
+# stdout and /run/out/fuzz.tap; the syscall counts to /run/out/counts.
+#
+#	fuzz-guest.sh SECONDS [rds-fuzz options...]
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-/run/out}
+SECS=${1:-600}
+shift
+TAP=$OUT/fuzz.tap
+n=0 failed=0
+
+emit() { echo "$1" | tee -a "$TAP"; }
+result() {	# result RC DESC [DIAG-FILE]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		emit "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		emit "not ok $n - $2"
+		[ -n "${3:-}" ] && tail -n 40 "$3" | sed 's/^/    # /' | tee -a "$TAP"
+	fi
+}
+
+: > "$TAP"
+echo "TAP version 13" | tee -a "$TAP"
+
+# trinity and the netns part of rds-fuzz need: a writable cwd, and user
+# namespaces for an unprivileged user (on by default in Debian 12).
+work=/tmp/fuzz
+mkdir -p "$work" && chown nobody:nogroup "$work" && chmod 700 "$work"
+sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null
+# Quieter and faster: no per-packet warnings from the rest of the stack.
+sysctl -qw net.core.warnings=0 2>/dev/null
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+mark=$(dmesg | wc -l)
+
+# A heartbeat on the console: shows a hung guest from a slow one.
+(while sleep 30; do
+	echo "fuzz: heartbeat $(cut -d' ' -f1 /proc/uptime) s up, load $(cut -d' ' -f1-3 /proc/loadavg)" > /dev/console
+done) &
+hbpid=$!
+
+# trinity: PF_RDS sockets only (-P), only the socket calls (-c), none of
+# its other fd providers (files under /proc, /sys, /dev, pipes, perf...),
+# quiet, no log files. It stops on a new kernel taint of the listed
+# kinds; our modules already taint the kernel (O, E) at load.
+TRINITY_CALLS="socket bind connect sendmsg sendto sendmmsg recvmsg recvfrom
+recvmmsg setsockopt getsockopt getsockname getpeername poll ppoll ioctl
+close shutdown listen accept4 socketpair"
+targs=(-q -l off -P PF_RDS -a64 -C "${TRINITY_CHILDREN:-2}"
+       --disable-fds=pipes,perf,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm
+       -T WARN,BAD_PAGE,DIE)
+for c in $TRINITY_CALLS; do targs+=(-c "$c"); done
+[ -n "${TRINITY_SEED:-}" ] && targs+=(-s "$TRINITY_SEED")
+if [ "${TRINITY:-1}" = 1 ]; then
+	(cd "$work" && exec setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups -- trinity "${targs[@]}") > "$OUT/trinity.log" 2>&1 &
+	tpid=$!
+else
+	: > "$OUT/trinity.log"
+	tpid=""
+fi
+
+# Stop trinity: SIGINT to its main process, which then prints its count.
+# Its children can sit in a send to a congested port (that wait has no
+# timeout, as in Linux) and never notice: kill those by parent pid, and
+# the main process only as a last resort.
+stop_trinity() {
+	local i kids
+	[ -n "$tpid" ] || return 0
+	kill -INT "$tpid" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$tpid" 2>/dev/null || break
+		if [ "$i" = 30 ]; then
+			kids=$(for d in /proc/[0-9]*; do
+				[ "$(cut -d' ' -f4 "$d/stat" 2>/dev/null)" = "$tpid" ] &&
+					echo "${d#/proc/}"
+			done)
+			# shellcheck disable=SC2086
+			[ -n "$kids" ] && kill -KILL $kids 2>/dev/null
+		fi
+		sleep 0.2
+	done
+	kill -KILL "$tpid" 2>/dev/null
+}
+
+# If rds-fuzz outlives its time by far (it kills its workers 20 s after
+# the end and gives up 60 s later), something is stuck in the kernel:
+# record the blocked tasks and the locks held (sysrq w, d) and every
+# fuzzer task's kernel stack, on the console and in hang.txt, while the
+# guest still runs. Only files that take no mm lock are read (comm,
+# wchan, stack): a task stuck with its mmap_lock held must not stop us.
+nobody_pids() {
+	local d
+	for d in /proc/[0-9]*; do
+		[ "$(stat -c %u "$d" 2>/dev/null)" = 65534 ] && echo "${d#/proc/}"
+	done
+}
+hang_dump() {
+	local p
+	echo w > /proc/sysrq-trigger
+	echo d > /proc/sysrq-trigger
+	{
+		echo "fuzz: rds-fuzz still running $((SECS + 150)) s after its start: stacks"
+		for p in $(nobody_pids); do
+			echo "--- pid $p $(cat /proc/$p/comm 2>/dev/null) wchan $(cat /proc/$p/wchan 2>/dev/null)"
+			cat /proc/$p/stack 2>/dev/null
+		done
+	} > /tmp/hang.txt 2>&1
+	cat /tmp/hang.txt > /dev/console
+	cp /tmp/hang.txt "$OUT/hang.txt"
+}
+(sleep $((SECS + 150)); hang_dump) &
+wpid=$!
+
+(cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
+	> "$OUT/rds-fuzz.log" 2>&1
+frc=$?
+kill "$wpid" "$hbpid" 2>/dev/null
+stop_trinity
+trc=0
+[ -n "$tpid" ] && { wait "$tpid"; trc=$?; }
+
+grep -E '^\[main\] (Initial random seed|Ran )' "$OUT/trinity.log" | sed 's/^/# trinity: /'
+sed 's/^/# /' "$OUT/rds-fuzz.log" | grep -E '^# rds-fuzz' | head -40
+tcalls=$(sed -n 's/^\[main\] Ran \([0-9]*\) syscalls.*/\1/p' "$OUT/trinity.log" | tail -n1)
+fcalls=$(sed -n 's/^rds-fuzz: seed [0-9]*, \([0-9]*\) syscalls.*/\1/p' "$OUT/rds-fuzz.log")
+echo "trinity=${tcalls:-0} rds_fuzz=${fcalls:-0} seconds=$SECS" > "$OUT/counts"
+
+# SIGINT ends trinity with status 0 (130 if the signal ends it); a
+# kernel taint it saw is a failure (the log scan says which).
+if [ -n "$tpid" ]; then
+	[ -n "$tcalls" ] && [ "$tcalls" -gt 0 ] && { [ "$trc" = 0 ] || [ "$trc" = 130 ]; } &&
+		! grep -qi 'became tainted' "$OUT/trinity.log"
+	result $? "trinity on PF_RDS ran ${tcalls:-0} syscalls and stopped cleanly (exit $trc)" "$OUT/trinity.log"
+else
+	emit "ok $((n += 1)) - trinity # SKIP TRINITY=0"
+fi
+[ "$frc" = 0 ] && [ -n "$fcalls" ] && [ "$fcalls" -gt 0 ]
+result $? "rds-fuzz ran ${fcalls:-0} syscalls, every worker stopped (exit $frc)" "$OUT/rds-fuzz.log"
+
+# Every socket, message and MR the fuzzers made must be gone.
+objs=/sys/kernel/debug/rds/objects
+if [ -r "$objs" ]; then
+	left=""
+	for i in $(seq 50); do
+		left=$(awk '($1 == "sockets" || $1 == "messages" ||
+			     $1 == "incoming" || $1 == "mrs") && $2 != 0' "$objs")
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
+	echo "$left" > /tmp/objs.left
+	[ -z "$left" ]
+	result $? "no rds objects left after the fuzzers exited" /tmp/objs.left
+else
+	emit "ok $((n += 1)) - no rds objects left # SKIP $objs missing (not our rds.ko?)"
+fi
+
+dmesg | tail -n +"$((mark + 1))" | "$REPO/scripts/logscan.sh" > /tmp/splats
+result $? "kernel log clean (no BUG/WARNING/KASAN/lockdep/...)" /tmp/splats
+
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	"$REPO/scripts/kmemleak-check.sh" "$OUT/kmemleak.txt" > /tmp/kmemleak.log 2>&1
+	result $? "kmemleak: nothing involving our modules" /tmp/kmemleak.log
+else
+	emit "ok $((n += 1)) - kmemleak # SKIP kernel without kmemleak"
+fi
+emit "1..$n"
+[ "$failed" = 0 ]
