@@ -225,6 +225,11 @@ fuzz_round() {
 	# The debug kernel's guest clock runs slow under TCG: fewer seconds.
 	[ "$MODE" = debug ] && secs=${RDS_CI_FUZZ_SECONDS:-45}
 	[ "$secs" = 0 ] && return 0
+	# Another kernel's root has no trinity (yet): make check fuzzes.
+	if [ -n "$ROOT" ]; then
+		echo "# fuzz: not run on $KVER (its root has no trinity); make check runs it"
+		return 0
+	fi
 	vm --rdma --timeout $((secs * 6 + 900)) --out "$RESULTS/fuzz" -- \
 		"$(printf '%q ' env RDS_LOGSCAN_IGNORE="${RDS_LOGSCAN_IGNORE:-}" \
 			scripts/fuzz-guest.sh "$secs")" > "$log" 2>&1
