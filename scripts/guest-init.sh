@@ -13,7 +13,6 @@ mount -t sysfs sysfs /sys
 mount -t devpts devpts /dev/pts 2>/dev/null || { mkdir -p /dev/pts; mount -t devpts devpts /dev/pts; }
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 ln -sf /proc/self/fd /dev/fd
 
 . "$OUT/job.env"

@@ -61,6 +61,13 @@ KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
 [ -f "$KERNEL" ] || die "no kernel image $KERNEL"
 MODDIR=${MODDIR:-/lib/modules/$KVER}
 
+# The guest gets the checkout as a share of its own, mounted at the same
+# path (the host's / alone would not do: the guest's tmpfs hides a clone
+# under /tmp). The path travels on the kernel command line.
+case "$REPO" in
+*[[:space:]]*) die "the checkout's path must not contain blanks: $REPO" ;;
+esac
+
 if [ "$INTREE" = 0 ]; then
 	for ko in $RDS_MODULES; do
 		[ -f "$REPO/$ko" ] || die "$ko not built: run make"
@@ -135,9 +142,11 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-smp "$SMP" -m "$MEM" -nographic -no-reboot -nodefaults
 	-serial mon:stdio -bios qboot.rom
 	-kernel "$KERNEL" -initrd "$INITRD"
-	-append "console=ttyS0 $quiet no_timer_check panic=-1 oops=panic_on_warn=0 rdstb.init=$REPO/scripts/guest-init.sh $APPEND"
+	-append "console=ttyS0 $quiet no_timer_check panic=-1 oops=panic_on_warn=0 rdstb.repo=$REPO rdstb.init=$REPO/scripts/guest-init.sh $APPEND"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=host
+	-fsdev local,id=repo,path="$REPO",security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=repo,mount_tag=repo
 	-fsdev local,id=out,path="$OUTDIR",security_model=none,multidevs=remap
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
 	-netdev user,id=n0,restrict=on
