@@ -62,7 +62,7 @@ vm() {
 	local opts=()
 	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
 	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
-	scripts/vm.sh "${opts[@]}" "$@"
+	"${VM_TREE:-$REPO}/scripts/vm.sh" "${opts[@]}" "$@"
 }
 
 # Fold a guest TAP file into ours, renumbered, each line prefixed.
@@ -105,6 +105,21 @@ fault_boot() {
 	grep -q '^# fault:' "$log" || echo "# fault: no closing numbers (see $log)"
 }
 
+# The fail-nth boot: every call of selftests/faultnth's corpus with its
+# 1st, 2nd, 3rd... allocation failing (scripts/fault-nth.sh); --short in
+# check-debug, the whole corpus and the module loads in check-fault.
+faultnth_boot() {
+	local log=$RESULTS/faultnth.log rc
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
+		vm --timeout 3600 --out "$RESULTS/faultnth" -- \
+		scripts/fault-nth.sh "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
+	result "$rc" "fail-nth boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	grep -q '^# fault-nth:' "$log" || echo "# fault-nth: no closing numbers (see $log)"
+}
+
 finish() {
 	emit "1..$n"
 	elapsed=$(($(date +%s) - start))
@@ -121,14 +136,19 @@ echo "TAP version 13" | tee -a "$TAP"
 
 if [ "$MODE" = fault ]; then
 	step "build modules, tools, selftests and test-only modules" \
-		make modules tools selftests test-modules
+		make modules tools selftests test-modules KCFLAGS=-g
 	[ "$fail" = 0 ] && fault_boot "$@"
+	[ "$fail" = 0 ] && faultnth_boot
 	finish
 fi
 
 # Host side: the build itself, then static checks.
+# On the debug kernel with debug info: fail-nth maps the stacks of
+# injected failures to source lines (code generation is the same).
+kcflags=-Werror
+[ "$MODE" = normal ] || kcflags="-Werror -g"
 step "build modules with W=1 and no warnings" \
-	make modules W=1 KCFLAGS=-Werror
+	make modules W=1 KCFLAGS="$kcflags"
 step "build tools, selftests and test-only modules" \
 	make tools selftests test-modules
 if [ "$fail" != 0 ]; then
@@ -164,8 +184,25 @@ vm_uaf() {
 	[ $? = 99 ] || return 1
 	grep -E 'BUG: KASAN: .*use-after-free in rds_test_uaf_init' "$out/dmesg"
 }
+# A clone anywhere works, even under /tmp, where the guest mounts a tmpfs
+# of its own over the host's files: a copy of the built tree there boots,
+# loads the modules it staged and runs a command from its own files.
+vm_tmp_clone() {
+	local clone rc
+	clone=$(mktemp -d /tmp/rds-clone.XXXXXX)
+	git ls-files -z --cached --others --exclude-standard |
+		xargs -0 cp --parents -t "$clone" || return 1
+	cp --parents -t "$clone" $(find net transports -name '*.ko') || return 1
+	echo "$clone" > "$clone/tmp-clone.marker"
+	VM_TREE=$clone vm -- 'test "$(cat tmp-clone.marker)" = "$PWD" &&
+		grep -q "^rds_loop .*(O" /proc/modules && echo "guest: found $PWD"'
+	rc=$?
+	rm -rf "$clone"
+	return "$rc"
+}
 step "runner returns the guest command's exit status" vm_status
 step "runner fails a run whose kernel log has a WARNING" vm_splat
+step "a clone under /tmp boots and runs from its own files" vm_tmp_clone
 [ "$MODE" = debug ] &&
 	step "KASAN reports a planted use-after-free and the run fails" vm_uaf
 
@@ -205,5 +242,6 @@ if [ "$MODE" = debug ]; then
 	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
 		"$RESULTS/guest/kmemleak.log"
 	fault_boot
+	faultnth_boot --short
 fi
 finish
