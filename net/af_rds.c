@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -49,6 +50,9 @@ static int rds_release(struct socket *sock)
 	rds_rdma_drop_mrs(rs);
 	xa_destroy(&rs->rs_mrs);
 	rds_sock_unlink(rs);
+	if (rs->rs_conn)
+		rds_conn_put(rs->rs_conn);
+	rs->rs_conn = NULL;
 
 	rds_trans_put(rs->rs_loop_transport);
 	rs->rs_loop_transport = NULL;
@@ -96,29 +100,33 @@ static int rds_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
 	const struct in6_addr *conn = &rs->rs_conn_addr;
 	const struct in6_addr *bound = &rs->rs_bound.addr;
+	int ret;
 
+	lock_sock(sock->sk);
 	if (peer) {
-		if (ipv6_addr_any(conn))
-			return -ENOTCONN;
-		return rds_fill_name(uaddr, conn, rs->rs_conn_port,
-				     rs->rs_bound.scope_id,
-				     ipv6_addr_v4mapped(conn));
-	}
-	if (!ipv6_addr_any(bound))
-		return rds_fill_name(uaddr, bound, rs->rs_bound.port,
-				     rs->rs_bound.scope_id,
-				     ipv6_addr_v4mapped(bound));
-
-	/* Unbound: a zero address of the default destination's family, or
-	 * AF_UNSPEC (sockaddr_in sized) without one, as Linux's RDS does.
-	 */
-	if (ipv6_addr_any(conn)) {
+		ret = -ENOTCONN;
+		if (!ipv6_addr_any(conn))
+			ret = rds_fill_name(uaddr, conn, rs->rs_conn_port,
+					    rds_sock_scope_id(rs),
+					    ipv6_addr_v4mapped(conn));
+	} else if (rs->rs_bound_ok) {
+		ret = rds_fill_name(uaddr, bound, rs->rs_bound.port,
+				    rs->rs_bound.scope_id,
+				    ipv6_addr_v4mapped(bound));
+	} else if (ipv6_addr_any(conn)) {
+		/* Unbound and unconnected: AF_UNSPEC (sockaddr_in sized),
+		 * as Linux's RDS does.
+		 */
 		memset(uaddr, 0, sizeof(struct sockaddr_in));
 		uaddr->sa_family = AF_UNSPEC;
-		return sizeof(struct sockaddr_in);
+		ret = sizeof(struct sockaddr_in);
+	} else {
+		/* Unbound: a zero address of the destination's family. */
+		ret = rds_fill_name(uaddr, &in6addr_any, 0, 0,
+				    ipv6_addr_v4mapped(conn));
 	}
-	return rds_fill_name(uaddr, &in6addr_any, 0, 0,
-			     ipv6_addr_v4mapped(conn));
+	release_sock(sock->sk);
+	return ret;
 }
 
 static int rds_connect_v6(struct rds_sock *rs, const struct sockaddr_in6 *sin6)
@@ -135,12 +143,13 @@ static int rds_connect_v6(struct rds_sock *rs, const struct sockaddr_in6 *sin6)
 	if (type & IPV6_ADDR_LINKLOCAL) {
 		/* The peer must be on the bound address's link. */
 		if (!sin6->sin6_scope_id ||
-		    (!ipv6_addr_any(&rs->rs_bound.addr) &&
-		     rs->rs_bound.scope_id &&
+		    (rs->rs_bound.scope_id &&
 		     sin6->sin6_scope_id != rs->rs_bound.scope_id))
 			return -EINVAL;
-		rs->rs_bound.scope_id = sin6->sin6_scope_id;
 	}
+	/* Never into rs_bound: that is the bind table's key. */
+	WRITE_ONCE(rs->rs_conn_scope_id, (type & IPV6_ADDR_LINKLOCAL) ?
+					 sin6->sin6_scope_id : 0);
 	rs->rs_conn_addr = sin6->sin6_addr;
 	rs->rs_conn_port = sin6->sin6_port;
 	return 0;
@@ -171,6 +180,7 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr,
 			ipv6_addr_set_v4mapped(sin->sin_addr.s_addr,
 					       &rs->rs_conn_addr);
 			rs->rs_conn_port = sin->sin_port;
+			WRITE_ONCE(rs->rs_conn_scope_id, 0);
 		}
 		break;
 	case AF_INET6:
@@ -288,6 +298,8 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 		return -ENOMEM;
 
 	sock_init_data(sock, sk);
+	/* Bind-table lookups run under RCU only. */
+	sock_set_flag(sk, SOCK_RCU_FREE);
 	sock->ops = &rds_proto_ops;
 	sk->sk_protocol = protocol;
 	sk->sk_destruct = rds_sock_destruct;
@@ -298,9 +310,13 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	xa_init(&rs->rs_mrs);
+	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
+	rs->rs_mr_keygen.kg_salt = get_random_u64();
 	memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
+	rs->rs_bound_ok = false;
 	rs->rs_conn_addr = in6addr_any;
 	rs->rs_conn_port = 0;
+	rs->rs_conn_scope_id = 0;
 	rs->rs_transport = NULL;
 	rs->rs_loop_transport = NULL;
 	rs->rs_cong_map = NULL;
@@ -323,12 +339,10 @@ static const struct net_proto_family rds_family_ops = {
 static __net_init int rds_net_init(struct net *net)
 {
 	struct rds_net *rn = rds_net(net);
-	int ret, i;
+	int ret;
 
 	rn->net = net;
-	spin_lock_init(&rn->conn_lock);
-	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++)
-		INIT_HLIST_HEAD(&rn->conn_hash[i]);
+	rds_conn_net_init(rn);
 	spin_lock_init(&rn->sock_lock);
 	INIT_LIST_HEAD(&rn->sock_list);
 	spin_lock_init(&rn->cong_lock);

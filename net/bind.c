@@ -52,44 +52,60 @@ struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 	return rs;
 }
 
+/* Ports an ephemeral bind() may pick: all but 0 and the probe port. */
+#define RDS_EPHEMERAL_FIRST	2
+#define RDS_EPHEMERAL_COUNT	(65536 - RDS_EPHEMERAL_FIRST)
+
+/* Hash @rs under @key, which is written into @rs only while it is not
+ * hashed. Returns 0 or -EEXIST; on failure @rs is unhashed and its key
+ * zero again.
+ */
+static int rds_insert_bound(struct rds_net *rn, struct rds_sock *rs,
+			    const struct rds_bind_key *key)
+{
+	int ret;
+
+	rs->rs_bound = *key;
+	ret = rhashtable_lookup_insert_fast(&rn->bind_table, &rs->rs_bound_node,
+					    rds_bind_params);
+	if (ret)
+		memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
+	return ret;
+}
+
 /* Insert @rs at @port, or at a free ephemeral port when @port is 0. */
 static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 			 const struct in6_addr *addr, __be16 port,
 			 u32 scope_id)
 {
-	u16 rover, last;
+	struct rds_bind_key key;
+	u32 start, i;
 	int ret;
 
+	sock_owned_by_me(rds_rs_to_sk(rs));
 	if (port) {
 		/* Reserved for the multipath probe, as in Linux's RDS. */
 		if (port == cpu_to_be16(RDS_FLAG_PROBE_PORT))
 			return -EINVAL;
-		rds_bind_key_set(&rs->rs_bound, addr, port, scope_id);
-		ret = rhashtable_lookup_insert_fast(&rn->bind_table,
-						    &rs->rs_bound_node,
-						    rds_bind_params);
+		rds_bind_key_set(&key, addr, port, scope_id);
+		ret = rds_insert_bound(rn, rs, &key);
 		goto out;
 	}
 
-	/* Ephemeral: start anywhere, skip 0 and the probe port. */
-	rover = max_t(u16, get_random_u32() & 0xffff, 2);
-	last = rover - 1;
-	do {
-		if (rover < 2)
-			rover = 2;
-		rds_bind_key_set(&rs->rs_bound, addr, cpu_to_be16(rover),
-				 scope_id);
-		ret = rhashtable_lookup_insert_fast(&rn->bind_table,
-						    &rs->rs_bound_node,
-						    rds_bind_params);
-		if (ret != -EEXIST)
-			goto out;
-	} while (rover++ != last);
-out:
-	if (ret) {
-		memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
-		return ret == -EEXIST ? -EADDRINUSE : ret;
+	/* Ephemeral: from a random start, each candidate port once. */
+	start = get_random_u32_below(RDS_EPHEMERAL_COUNT);
+	ret = -EEXIST;
+	for (i = 0; i < RDS_EPHEMERAL_COUNT && ret == -EEXIST; i++) {
+		port = cpu_to_be16(RDS_EPHEMERAL_FIRST +
+				   (start + i) % RDS_EPHEMERAL_COUNT);
+		rds_bind_key_set(&key, addr, port, scope_id);
+		ret = rds_insert_bound(rn, rs, &key);
+		if ((i & 1023) == 1023)
+			cond_resched();
 	}
+out:
+	if (ret)
+		return ret == -EEXIST ? -EADDRINUSE : ret;
 	sock_hold(rds_rs_to_sk(rs));
 	return 0;
 }
@@ -97,16 +113,22 @@ out:
 /**
  * rds_remove_bound - take a socket out of the bind table
  * @rs: the socket; may be unbound
+ *
+ * Context: socket release (no other syscall can run on @rs).
  */
 void rds_remove_bound(struct rds_sock *rs)
 {
 	struct rds_net *rn = rds_net(rds_sock_net(rs));
 
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return;
-	rhashtable_remove_fast(&rn->bind_table, &rs->rs_bound_node,
-			       rds_bind_params);
-	/* Lookups may still see it until a grace period; they check DEAD. */
+	WARN_ON_ONCE(rhashtable_remove_fast(&rn->bind_table,
+					    &rs->rs_bound_node,
+					    rds_bind_params));
+	/* RCU lookups may still find it: they check SOCK_DEAD and take a
+	 * reference only if one is left; the memory waits for a grace
+	 * period (SOCK_RCU_FREE).
+	 */
 	__sock_put(rds_rs_to_sk(rs));
 }
 
@@ -189,13 +211,13 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		return ret;
 
 	lock_sock(sk);
-	if (!ipv6_addr_any(&rs->rs_bound.addr)) {
+	if (rs->rs_bound_ok) {
 		ret = -EINVAL;
 		goto out;
 	}
 	/* connect() before bind() fixed the link of a link-local peer. */
-	if (!ipv6_addr_any(&rs->rs_conn_addr) && scope_id &&
-	    rs->rs_bound.scope_id && scope_id != rs->rs_bound.scope_id) {
+	if (scope_id && rs->rs_conn_scope_id &&
+	    scope_id != rs->rs_conn_scope_id) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -215,6 +237,10 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		}
 	}
 
+	/* What the receive path reads is set before the socket is hashed,
+	 * what the send path reads before rs_bound_ok; nothing after the
+	 * insert can fail.
+	 */
 	rs->rs_cong_map = rds_cong_map_get(rds_net(net), &addr);
 	ret = rs->rs_cong_map ? rds_add_bound(rds_net(net), rs, &addr, port,
 					      scope_id) : -ENOMEM;
@@ -223,7 +249,8 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 			rds_trans_put(trans);
 		goto out;
 	}
-	rs->rs_transport = trans;
+	WRITE_ONCE(rs->rs_transport, trans);
+	smp_store_release(&rs->rs_bound_ok, true);
 out:
 	release_sock(sk);
 	return ret;

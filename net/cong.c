@@ -38,7 +38,7 @@ struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 			goto out;
 	spin_unlock_bh(&rn->cong_lock);
 
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return NULL;
 	new->m_addr = *addr;

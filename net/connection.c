@@ -1,13 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connections: lookup and creation, the state machine (connect, drop,
- * reconnect with back-off) and teardown.
+ * reconnect with back-off), idle reaping and teardown.
  *
- * A connection lives until its transport unloads or its namespace dies.
- * Users never hold references: every socket that can reach a connection
- * pins its transport module (rs_transport, rs_loop_transport), and a
- * transport destroys its connections only from its module exit, when no
- * such socket is left; a namespace dies only once its sockets are gone.
+ * Lifetime. A connection is reference counted (c_refs). Its namespace's
+ * hash table holds one reference from creation until the connection is
+ * killed; every other user holds its own: rds_conn_create()'s caller, a
+ * socket's cached rs_conn, each message queued on it (m_conn) and each
+ * incoming message it delivered (i_conn). A connection is killed when its
+ * transport unloads, its namespace dies, or it has been idle (no user but
+ * the table, nothing queued or unacked) for net.rds.conn_idle_ms: it is
+ * unhashed and marked RDS_CONN_DESTROYING (nothing new is queued on it,
+ * no work is scheduled for it), its transport connection is shut down,
+ * and the table's reference is dropped. The last reference frees it from
+ * rds_wq, after an RCU grace period for lockless hash walkers. Killing
+ * never waits for anything that may itself create a connection, and
+ * creation takes no mutex, so the send worker may create connections
+ * (pongs over loopback) while another connection is being killed.
+ *
+ * A reaped connection leaves a tombstone with its sequence numbers, so a
+ * new connection to the same peer continues where it stopped.
+ *
+ * Lock order (outer first): rds_net->conn_lock, rds_conn_all_lock,
+ * rds_connection->c_lock.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -17,28 +32,49 @@
 
 #include "rds_core.h"
 
-/* Every connection of every namespace, for transport unload. */
-static DEFINE_MUTEX(rds_conn_list_mutex);
-static LIST_HEAD(rds_conn_list);
+/* Every connection of every namespace until it is freed. */
+static DEFINE_SPINLOCK(rds_conn_all_lock);
+static LIST_HEAD(rds_conn_all);
+static DECLARE_WAIT_QUEUE_HEAD(rds_conn_freed_wq);
+static struct lock_class_key rds_conn_xmit_key;
 
 /* The part of a connection that lives outside the public struct. */
 struct rds_conn_priv {
 	struct rds_connection	conn;
-	struct list_head	all_item;	/* rds_conn_list */
+	struct list_head	all_item;	/* rds_conn_all */
+	struct list_head	kill_item;	/* a killer's private list */
+	struct work_struct	free_w;
+};
+
+/* kfree_rcu() of the public part frees the whole. */
+static_assert(offsetof(struct rds_conn_priv, conn) == 0);
+
+/* What a reaped connection leaves behind: its sequence numbers. */
+struct rds_conn_tomb {
+	struct hlist_node	t_hash_node;	/* rds_net->tomb_hash */
+	struct list_head	t_item;		/* rds_net->tomb_list, oldest first */
+	struct in6_addr		t_laddr;
+	struct in6_addr		t_faddr;
+	enum rds_trans_type	t_type;
+	int			t_dev_if;
+	u8			t_tos;
+	u64			t_next_tx_seq;
+	u64			t_next_rx_seq;
 };
 
 static u32 rds_conn_hash(const struct in6_addr *laddr,
 			 const struct in6_addr *faddr,
-			 const struct rds_transport *trans, u8 tos)
+			 enum rds_trans_type type, u8 tos)
 {
 	u32 h = jhash(laddr, sizeof(*laddr), tos);
 
-	return jhash_2words(jhash(faddr, sizeof(*faddr), h), trans->type, 0);
+	return hash_32(jhash_2words(jhash(faddr, sizeof(*faddr), h), type, 0),
+		       RDS_CONN_HASH_BITS);
 }
 
 static struct rds_connection *
-rds_conn_lookup_rcu(struct rds_net *rn, struct hlist_head *head,
-		    const struct in6_addr *laddr, const struct in6_addr *faddr,
+rds_conn_lookup_rcu(struct hlist_head *head, const struct in6_addr *laddr,
+		    const struct in6_addr *faddr,
 		    const struct rds_transport *trans, u8 tos, int dev_if)
 {
 	struct rds_connection *conn;
@@ -53,9 +89,16 @@ rds_conn_lookup_rcu(struct rds_net *rn, struct hlist_head *head,
 	return NULL;
 }
 
-/* Is @addr one of this namespace's own addresses? */
-static bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
-			      int dev_if)
+/**
+ * rds_addr_is_local - is @addr one of this namespace's own addresses?
+ * @net: namespace
+ * @addr: address (v4-mapped for IPv4)
+ * @dev_if: scope id for link-local IPv6, else 0
+ *
+ * Context: any.
+ */
+bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
+		       int dev_if)
 {
 	if (ipv6_addr_v4mapped(addr))
 		return inet_addr_type(net, addr->s6_addr32[3]) == RTN_LOCAL;
@@ -67,7 +110,7 @@ static bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 		rcu_read_lock();
 		if (dev_if)
 			dev = dev_get_by_index_rcu(net, dev_if);
-		local = ipv6_chk_addr(net, addr, dev, 0);
+		local = (!dev_if || dev) && ipv6_chk_addr(net, addr, dev, 0);
 		rcu_read_unlock();
 		return local;
 	}
@@ -75,47 +118,88 @@ static bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 	return false;
 #endif
 }
+EXPORT_SYMBOL_GPL(rds_addr_is_local);
+
+/**
+ * rds_conn_transition - move a connection from one state to another
+ * @conn: the connection
+ * @from: the state it must be in
+ * @to: the new state
+ *
+ * Every state change goes through here, so no path can overwrite a state
+ * that another path has just set.
+ *
+ * Context: any.
+ * Return: true if @conn was in @from and is now in @to.
+ */
+bool rds_conn_transition(struct rds_connection *conn,
+			 enum rds_conn_state from, enum rds_conn_state to)
+{
+	return atomic_cmpxchg(&conn->c_state, from, to) == from;
+}
+EXPORT_SYMBOL_GPL(rds_conn_transition);
+
+static void rds_conn_free_worker(struct work_struct *work)
+{
+	struct rds_conn_priv *cp = container_of(work, struct rds_conn_priv,
+						free_w);
+	struct rds_connection *conn = &cp->conn;
+
+	if (conn->c_trans->conn_free)
+		conn->c_trans->conn_free(conn);
+	spin_lock_bh(&rds_conn_all_lock);
+	list_del(&cp->all_item);
+	spin_unlock_bh(&rds_conn_all_lock);
+	/* Lockless hash walkers may still be looking at it. */
+	kfree_rcu(conn, c_rcu);
+	rds_obj_dec(RDS_OBJ_CONN);
+	wake_up_all(&rds_conn_freed_wq);
+}
+
+/**
+ * rds_conn_put - drop a reference to a connection
+ * @conn: the connection
+ *
+ * Context: any; the last reference frees the connection from rds_wq.
+ */
+void rds_conn_put(struct rds_connection *conn)
+{
+	struct rds_conn_priv *cp = container_of(conn, struct rds_conn_priv,
+						conn);
+
+	if (refcount_dec_and_test(&conn->c_refs))
+		queue_work(rds_wq, &cp->free_w);
+}
+EXPORT_SYMBOL_GPL(rds_conn_put);
+
+/**
+ * rds_conn_get - take another reference to a connection
+ * @conn: a connection the caller holds a reference to
+ */
+void rds_conn_get(struct rds_connection *conn)
+{
+	refcount_inc(&conn->c_refs);
+}
+EXPORT_SYMBOL_GPL(rds_conn_get);
 
 static void rds_conn_connect_worker(struct work_struct *work);
 static void rds_conn_down_worker(struct work_struct *work);
 
-/**
- * rds_conn_create - find or create the connection for a peer
- * @net: namespace
- * @laddr: local address
- * @faddr: peer address
- * @trans: transport (the caller pins it)
- * @tos: type of service
- * @dev_if: scope id for link-local IPv6, else 0
- * @gfp: allocation flags
- *
- * Context: process context unless @gfp is atomic.
- * Return: the connection or an ERR_PTR.
- */
-struct rds_connection *rds_conn_create(struct net *net,
-				       const struct in6_addr *laddr,
-				       const struct in6_addr *faddr,
-				       const struct rds_transport *trans,
-				       u8 tos, int dev_if, gfp_t gfp)
+static struct rds_connection *rds_conn_alloc(struct net *net,
+					     const struct in6_addr *laddr,
+					     const struct in6_addr *faddr,
+					     const struct rds_transport *trans,
+					     u8 tos, int dev_if, gfp_t gfp)
 {
 	struct rds_net *rn = rds_net(net);
-	struct rds_connection *conn, *found;
-	struct hlist_head *head;
+	struct rds_connection *conn;
 	struct rds_conn_priv *cp;
-	int ret;
 
-	head = &rn->conn_hash[hash_32(rds_conn_hash(laddr, faddr, trans, tos),
-				      RDS_CONN_HASH_BITS)];
-	rcu_read_lock();
-	conn = rds_conn_lookup_rcu(rn, head, laddr, faddr, trans, tos, dev_if);
-	rcu_read_unlock();
-	if (conn)
-		return conn;
-
-	cp = kzalloc(sizeof(*cp), gfp);
+	cp = kzalloc(sizeof(*cp), gfp | __GFP_ACCOUNT);
 	if (!cp)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	conn = &cp->conn;
+	refcount_set(&conn->c_refs, 1);
 	write_pnet(&conn->c_net, net);
 	conn->c_laddr = *laddr;
 	conn->c_faddr = *faddr;
@@ -128,50 +212,136 @@ struct rds_connection *rds_conn_create(struct net *net,
 	atomic_set(&conn->c_state, RDS_CONN_DOWN);
 	spin_lock_init(&conn->c_lock);
 	conn->c_next_tx_seq = 1;
+	conn->c_last_used = jiffies;
 	INIT_LIST_HEAD(&conn->c_send_queue);
 	INIT_LIST_HEAD(&conn->c_retrans);
 	INIT_DELAYED_WORK(&conn->c_send_w, rds_send_worker);
 	INIT_DELAYED_WORK(&conn->c_conn_w, rds_conn_connect_worker);
 	INIT_WORK(&conn->c_down_w, rds_conn_down_worker);
 	init_waitqueue_head(&conn->c_waitq);
+	lockdep_init_map(&conn->c_xmit_map, "rds_conn_xmit", &rds_conn_xmit_key,
+			 0);
 	INIT_LIST_HEAD(&cp->all_item);
+	INIT_LIST_HEAD(&cp->kill_item);
+	INIT_WORK(&cp->free_w, rds_conn_free_worker);
 
 	conn->c_lcong = rds_cong_map_get(rn, laddr);
 	conn->c_fcong = rds_cong_map_get(rn, faddr);
-	if (!conn->c_lcong || !conn->c_fcong) {
-		ret = -ENOMEM;
+	if (!conn->c_lcong || !conn->c_fcong)
 		goto err_free;
-	}
-
-	if (trans->conn_alloc) {
-		ret = trans->conn_alloc(conn, gfp);
-		if (ret)
-			goto err_free;
-	}
-
-	mutex_lock(&rds_conn_list_mutex);
-	spin_lock_bh(&rn->conn_lock);
-	found = rds_conn_lookup_rcu(rn, head, laddr, faddr, trans, tos, dev_if);
-	if (!found) {
-		hlist_add_head_rcu(&conn->c_hash_node, head);
-		list_add_tail(&cp->all_item, &rds_conn_list);
-	}
-	spin_unlock_bh(&rn->conn_lock);
-	mutex_unlock(&rds_conn_list_mutex);
-
-	if (found) {
-		/* Lost a race: use the winner's. */
-		if (trans->conn_free)
-			trans->conn_free(conn);
-		kfree(cp);
-		return found;
-	}
-	rds_obj_inc(RDS_OBJ_CONN);
+	if (trans->conn_alloc && trans->conn_alloc(conn, gfp))
+		goto err_free;
 	return conn;
 
 err_free:
 	kfree(cp);
-	return ERR_PTR(ret);
+	return NULL;
+}
+
+/* Continue the sequences of a reaped connection to the same peer. */
+static void rds_conn_restore_seq_locked(struct rds_net *rn,
+					struct rds_connection *conn,
+					struct hlist_head *tomb_head)
+{
+	struct rds_conn_tomb *t;
+
+	lockdep_assert_held(&rn->conn_lock);
+	hlist_for_each_entry(t, tomb_head, t_hash_node) {
+		if (ipv6_addr_equal(&t->t_laddr, &conn->c_laddr) &&
+		    ipv6_addr_equal(&t->t_faddr, &conn->c_faddr) &&
+		    t->t_type == conn->c_trans->type &&
+		    t->t_tos == conn->c_tos && t->t_dev_if == conn->c_dev_if) {
+			conn->c_next_tx_seq = t->t_next_tx_seq;
+			conn->c_next_rx_seq = t->t_next_rx_seq;
+			hlist_del(&t->t_hash_node);
+			list_del(&t->t_item);
+			rn->tomb_count--;
+			kfree(t);
+			return;
+		}
+	}
+}
+
+/**
+ * rds_conn_create - find or create the connection for a peer
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: peer address
+ * @trans: transport
+ * @tos: type of service
+ * @dev_if: scope id for link-local IPv6, else 0
+ * @gfp: allocation flags
+ *
+ * Fails with -ENETUNREACH once @trans is unloading or @net is dying, and
+ * with -ENOBUFS when the namespace has net.rds.max_connections already.
+ *
+ * Context: process context unless @gfp is atomic. Takes no mutex, so it
+ * may run from the core's workers while connections are being killed.
+ * Return: the connection with a reference the caller must drop with
+ * rds_conn_put(), or an ERR_PTR.
+ */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp)
+{
+	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos);
+	struct hlist_head *head = &rds_net(net)->conn_hash[h];
+	struct rds_net *rn = rds_net(net);
+	struct rds_connection *conn, *found;
+	struct rds_conn_priv *cp;
+	int ret = 0;
+
+	rcu_read_lock();
+	conn = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if);
+	if (conn && !refcount_inc_not_zero(&conn->c_refs))
+		conn = NULL;
+	rcu_read_unlock();
+	if (conn)
+		return conn;
+
+	/* An unloading transport makes no new connections (module exit
+	 * cannot start while we hold this).
+	 */
+	if (!try_module_get(trans->owner))
+		return ERR_PTR(-ENETUNREACH);
+	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, gfp);
+	if (!conn) {
+		module_put(trans->owner);
+		return ERR_PTR(-ENOMEM);
+	}
+	cp = container_of(conn, struct rds_conn_priv, conn);
+
+	spin_lock_bh(&rn->conn_lock);
+	found = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if);
+	if (found) {
+		refcount_inc(&found->c_refs);	/* under conn_lock: alive */
+	} else if (rn->conns_closed) {
+		ret = -ENETUNREACH;
+	} else if (rn->conn_count >= READ_ONCE(rn->max_connections)) {
+		ret = -ENOBUFS;
+	} else {
+		rds_conn_restore_seq_locked(rn, conn, &rn->tomb_hash[h]);
+		refcount_inc(&conn->c_refs);	/* the table's */
+		hlist_add_head_rcu(&conn->c_hash_node, head);
+		rn->conn_count++;
+		spin_lock(&rds_conn_all_lock);
+		list_add_tail(&cp->all_item, &rds_conn_all);
+		spin_unlock(&rds_conn_all_lock);
+		rds_obj_inc(RDS_OBJ_CONN);
+	}
+	spin_unlock_bh(&rn->conn_lock);
+	module_put(trans->owner);
+
+	if (found || ret) {
+		if (trans->conn_free)
+			trans->conn_free(conn);
+		kfree(cp);
+		return found ?: ERR_PTR(ret);
+	}
+	rds_conn_arm_reaper(rn);
+	return conn;
 }
 
 /**
@@ -186,8 +356,7 @@ void rds_conn_connect_if_down(struct rds_connection *conn)
 	if (rds_conn_state(conn) != RDS_CONN_DOWN ||
 	    test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)
+	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
 		queue_delayed_work(rds_wq, &conn->c_conn_w, 0);
 }
 
@@ -198,13 +367,8 @@ static void rds_conn_connect_worker(struct work_struct *work)
 						   c_conn_w);
 	int ret;
 
-	if (rds_conn_state(conn) == RDS_CONN_DOWN &&
-	    atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) != RDS_CONN_DOWN)
-		return;
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		return;
-
 	if (!conn->c_trans->conn_connect) {
 		rds_connect_complete(conn);
 		return;
@@ -226,13 +390,12 @@ void rds_connect_complete(struct rds_connection *conn)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_CONNECTING,
-			   RDS_CONN_UP) != RDS_CONN_CONNECTING) {
+	if (!rds_conn_transition(conn, RDS_CONN_CONNECTING, RDS_CONN_UP)) {
 		rds_conn_drop(conn);
 		return;
 	}
 	conn->c_reconnect_jiffies = msecs_to_jiffies(READ_ONCE(rn->reconnect_min_ms));
-	queue_delayed_work(rds_wq, &conn->c_send_w, 0);
+	rds_send_kick(conn);
 }
 EXPORT_SYMBOL_GPL(rds_connect_complete);
 
@@ -244,11 +407,15 @@ EXPORT_SYMBOL_GPL(rds_connect_complete);
  */
 void rds_conn_drop(struct rds_connection *conn)
 {
-	int old = atomic_xchg(&conn->c_state, RDS_CONN_ERROR);
+	enum rds_conn_state state;
 
-	if (old == RDS_CONN_ERROR || old == RDS_CONN_DISCONNECTING) {
-		atomic_set(&conn->c_state, old);
-		return;
+	for (;;) {
+		state = rds_conn_state(conn);
+		/* Already going down: the shutdown in progress covers us. */
+		if (state == RDS_CONN_ERROR || state == RDS_CONN_DISCONNECTING)
+			return;
+		if (rds_conn_transition(conn, state, RDS_CONN_ERROR))
+			break;
 	}
 	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONN_RESET);
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
@@ -256,17 +423,30 @@ void rds_conn_drop(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_conn_drop);
 
+/* Shut the transport connection down; leaves the connection DOWN. */
 static void rds_conn_shutdown(struct rds_connection *conn)
 {
-	atomic_set(&conn->c_state, RDS_CONN_DISCONNECTING);
-	/* Wait out a transmit loop in progress. */
+	enum rds_conn_state state;
+
+	do {
+		state = rds_conn_state(conn);
+		if (state == RDS_CONN_DOWN)
+			return;
+	} while (!rds_conn_transition(conn, state, RDS_CONN_DISCONNECTING));
+
+	/* Wait out a transmit loop in progress: for lockdep, that is
+	 * taking the transmit lock.
+	 */
+	lock_map_acquire(&conn->c_xmit_map);
+	lock_map_release(&conn->c_xmit_map);
 	wait_event(conn->c_waitq,
 		   !test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
 	if (conn->c_trans->conn_shutdown)
 		conn->c_trans->conn_shutdown(conn);
 	/* Unacked messages go out again, flagged, after the reconnect. */
 	rds_send_requeue_retrans(conn);
-	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	WARN_ON_ONCE(!rds_conn_transition(conn, RDS_CONN_DISCONNECTING,
+					  RDS_CONN_DOWN));
 }
 
 static void rds_conn_down_worker(struct work_struct *work)
@@ -291,37 +471,103 @@ static void rds_conn_down_worker(struct work_struct *work)
 	delay = conn->c_reconnect_jiffies;
 	max = msecs_to_jiffies(READ_ONCE(rn->reconnect_max_ms));
 	conn->c_reconnect_jiffies = min(max(delay * 2, 1UL), max);
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)
+	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
 		queue_delayed_work(rds_wq, &conn->c_conn_w, delay);
 }
 
-static void rds_conn_destroy(struct rds_connection *conn)
+/* Take @conn out of its table and mark it dying; the caller now owns the
+ * table's reference and must pass @conn to rds_conn_kill().
+ */
+static void rds_conn_unhash_locked(struct rds_net *rn,
+				   struct rds_connection *conn)
 {
-	struct rds_conn_priv *cp = container_of(conn, struct rds_conn_priv,
-						conn);
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
-
-	lockdep_assert_held(&rds_conn_list_mutex);
-	set_bit(RDS_CONN_DESTROYING, &conn->c_flags);
-
-	spin_lock_bh(&rn->conn_lock);
+	lockdep_assert_held(&rn->conn_lock);
 	hlist_del_init_rcu(&conn->c_hash_node);
-	spin_unlock_bh(&rn->conn_lock);
-	list_del_init(&cp->all_item);
+	rn->conn_count--;
+	/* Under c_lock: a sender that queues after this sees it. */
+	spin_lock(&conn->c_lock);
+	set_bit(RDS_CONN_DESTROYING, &conn->c_flags);
+	spin_unlock(&conn->c_lock);
+}
 
+/* Stop an unhashed connection and drop the table's reference. */
+static void rds_conn_kill(struct rds_connection *conn)
+{
+	might_sleep();
 	cancel_work_sync(&conn->c_down_w);
 	cancel_delayed_work_sync(&conn->c_conn_w);
 	cancel_delayed_work_sync(&conn->c_send_w);
-	if (rds_conn_state(conn) != RDS_CONN_DOWN)
-		rds_conn_shutdown(conn);
+	rds_conn_shutdown(conn);
 	rds_send_drop_all(conn);
+	rds_conn_put(conn);
+}
 
-	synchronize_rcu();
-	if (conn->c_trans->conn_free)
-		conn->c_trans->conn_free(conn);
-	kfree(cp);
-	rds_obj_dec(RDS_OBJ_CONN);
+static void rds_conn_kill_list(struct list_head *list)
+{
+	struct rds_conn_priv *cp, *tmp;
+
+	list_for_each_entry_safe(cp, tmp, list, kill_item) {
+		list_del_init(&cp->kill_item);
+		rds_conn_kill(&cp->conn);
+	}
+}
+
+/* Unhash every connection of @rn that @match accepts, onto @list. */
+static void rds_conn_collect(struct rds_net *rn, struct list_head *list,
+			     bool (*match)(struct rds_connection *conn,
+					   const void *arg),
+			     const void *arg)
+{
+	struct rds_connection *conn;
+	struct hlist_node *tmp;
+	int i;
+
+	spin_lock_bh(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
+		hlist_for_each_entry_safe(conn, tmp, &rn->conn_hash[i],
+					  c_hash_node) {
+			if (!match(conn, arg))
+				continue;
+			rds_conn_unhash_locked(rn, conn);
+			list_add_tail(&container_of(conn, struct rds_conn_priv,
+						    conn)->kill_item, list);
+		}
+	}
+	spin_unlock_bh(&rn->conn_lock);
+}
+
+static bool rds_conn_of_trans(struct rds_connection *conn, const void *arg)
+{
+	return conn->c_trans == arg;
+}
+
+static bool rds_conn_any(struct rds_connection *conn, const void *arg)
+{
+	return true;
+}
+
+/* Has every connection that @match accepts been freed? */
+static bool rds_conn_all_freed(bool (*match)(struct rds_connection *conn,
+					     const void *arg),
+			       const void *arg)
+{
+	struct rds_conn_priv *cp;
+	bool none = true;
+
+	spin_lock_bh(&rds_conn_all_lock);
+	list_for_each_entry(cp, &rds_conn_all, all_item) {
+		if (match(&cp->conn, arg)) {
+			none = false;
+			break;
+		}
+	}
+	spin_unlock_bh(&rds_conn_all_lock);
+	return none;
+}
+
+static bool rds_conn_in_net(struct rds_connection *conn, const void *arg)
+{
+	return net_eq(rds_conn_net(conn), arg);
 }
 
 /**
@@ -329,31 +575,139 @@ static void rds_conn_destroy(struct rds_connection *conn)
  * @trans: the transport, from its module exit
  *
  * Messages still queued belong to closed sockets (open ones pin the
- * transport) and are dropped.
+ * transport) and are dropped. Returns once every connection of @trans is
+ * freed, so the module may go.
  *
  * Context: process context, may sleep.
  */
 void rds_conn_destroy_transport(const struct rds_transport *trans)
 {
-	struct rds_conn_priv *cp, *tmp;
+	struct net *net;
+	LIST_HEAD(list);
 
-	mutex_lock(&rds_conn_list_mutex);
-	list_for_each_entry_safe(cp, tmp, &rds_conn_list, all_item)
-		if (cp->conn.c_trans == trans)
-			rds_conn_destroy(&cp->conn);
-	mutex_unlock(&rds_conn_list_mutex);
+	/* The module is going: rds_conn_create() makes no new ones. */
+	down_read(&net_rwsem);
+	for_each_net(net)
+		rds_conn_collect(rds_net(net), &list, rds_conn_of_trans, trans);
+	up_read(&net_rwsem);
+	rds_conn_kill_list(&list);
+	wait_event(rds_conn_freed_wq,
+		   rds_conn_all_freed(rds_conn_of_trans, trans));
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_transport);
 
+/**
+ * rds_conn_net_exit - destroy a dying namespace's connections
+ * @rn: the namespace, which has no sockets left
+ */
 void rds_conn_net_exit(struct rds_net *rn)
 {
-	struct rds_conn_priv *cp, *tmp;
+	struct rds_conn_tomb *t, *tmp;
+	LIST_HEAD(list);
 
-	mutex_lock(&rds_conn_list_mutex);
-	list_for_each_entry_safe(cp, tmp, &rds_conn_list, all_item)
-		if (net_eq(rds_conn_net(&cp->conn), rn->net))
-			rds_conn_destroy(&cp->conn);
-	mutex_unlock(&rds_conn_list_mutex);
+	spin_lock_bh(&rn->conn_lock);
+	rn->conns_closed = true;	/* workers create nothing from now on */
+	spin_unlock_bh(&rn->conn_lock);
+	cancel_delayed_work_sync(&rn->reap_w);
+	rds_conn_collect(rn, &list, rds_conn_any, NULL);
+	rds_conn_kill_list(&list);
+	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_in_net,
+							 rn->net));
+	list_for_each_entry_safe(t, tmp, &rn->tomb_list, t_item)
+		kfree(t);
+	INIT_LIST_HEAD(&rn->tomb_list);
+	rn->tomb_count = 0;
+}
+
+/* Idle: only the table refers to it and nothing is queued or unacked. */
+static bool rds_conn_idle(struct rds_connection *conn, const void *arg)
+{
+	unsigned long idle = *(const unsigned long *)arg;
+	bool empty;
+
+	if (refcount_read(&conn->c_refs) != 1 ||
+	    time_before(jiffies, READ_ONCE(conn->c_last_used) + idle))
+		return false;
+	spin_lock(&conn->c_lock);
+	empty = list_empty(&conn->c_send_queue) && list_empty(&conn->c_retrans);
+	spin_unlock(&conn->c_lock);
+	return empty;
+}
+
+/* Remember the sequences of a reaped connection, within the cap. */
+static void rds_conn_bury(struct rds_net *rn, struct rds_connection *conn)
+{
+	u32 h = rds_conn_hash(&conn->c_laddr, &conn->c_faddr,
+			      conn->c_trans->type, conn->c_tos);
+	struct rds_conn_tomb *t;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return;		/* the peer then sees sequences restart */
+	t->t_laddr = conn->c_laddr;
+	t->t_faddr = conn->c_faddr;
+	t->t_type = conn->c_trans->type;
+	t->t_dev_if = conn->c_dev_if;
+	t->t_tos = conn->c_tos;
+	spin_lock_bh(&conn->c_lock);
+	t->t_next_tx_seq = conn->c_next_tx_seq;
+	t->t_next_rx_seq = conn->c_next_rx_seq;
+	spin_unlock_bh(&conn->c_lock);
+
+	spin_lock_bh(&rn->conn_lock);
+	if (rn->conns_closed) {
+		spin_unlock_bh(&rn->conn_lock);
+		kfree(t);
+		return;
+	}
+	if (rn->tomb_count >= READ_ONCE(rn->max_connections)) {
+		struct rds_conn_tomb *old;
+
+		old = list_first_entry(&rn->tomb_list, struct rds_conn_tomb,
+				       t_item);
+		hlist_del(&old->t_hash_node);
+		list_del(&old->t_item);
+		rn->tomb_count--;
+		kfree(old);
+	}
+	hlist_add_head(&t->t_hash_node, &rn->tomb_hash[h]);
+	list_add_tail(&t->t_item, &rn->tomb_list);
+	rn->tomb_count++;
+	spin_unlock_bh(&rn->conn_lock);
+}
+
+static void rds_conn_reap_worker(struct work_struct *work)
+{
+	struct rds_net *rn = container_of(to_delayed_work(work), struct rds_net,
+					  reap_w);
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms));
+	struct rds_conn_priv *cp, *tmp;
+	LIST_HEAD(list);
+
+	rds_conn_collect(rn, &list, rds_conn_idle, &idle);
+	list_for_each_entry_safe(cp, tmp, &list, kill_item) {
+		list_del_init(&cp->kill_item);
+		rds_conn_bury(rn, &cp->conn);
+		rds_conn_kill(&cp->conn);
+	}
+	rds_conn_arm_reaper(rn);
+}
+
+/**
+ * rds_conn_arm_reaper - make sure idle connections will be reaped
+ * @rn: namespace
+ *
+ * Context: any.
+ */
+void rds_conn_arm_reaper(struct rds_net *rn)
+{
+	unsigned long period;
+
+	if (!READ_ONCE(rn->conn_count) || READ_ONCE(rn->conns_closed))
+		return;
+	/* Reaped between one and one and a half idle periods after use. */
+	period = msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms)) / 2 + 1;
+	queue_delayed_work(rds_wq, &rn->reap_w, period);
 }
 
 /**
@@ -376,6 +730,23 @@ void rds_conn_for_each(struct rds_net *rn,
 	rcu_read_unlock();
 }
 
+/**
+ * rds_conn_net_init - per-namespace connection state
+ * @rn: namespace
+ */
+void rds_conn_net_init(struct rds_net *rn)
+{
+	int i;
+
+	spin_lock_init(&rn->conn_lock);
+	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
+		INIT_HLIST_HEAD(&rn->conn_hash[i]);
+		INIT_HLIST_HEAD(&rn->tomb_hash[i]);
+	}
+	INIT_LIST_HEAD(&rn->tomb_list);
+	INIT_DELAYED_WORK(&rn->reap_w, rds_conn_reap_worker);
+}
+
 int rds_conn_init(void)
 {
 	return 0;
@@ -384,5 +755,5 @@ int rds_conn_init(void)
 void rds_conn_exit(void)
 {
 	/* Namespaces destroyed theirs; transports pin rds.ko. */
-	WARN_ON_ONCE(!list_empty(&rds_conn_list));
+	WARN_ON_ONCE(!list_empty(&rds_conn_all));
 }

@@ -220,26 +220,30 @@ static void rds_info_sockets_any(struct rds_net *rn, struct rds_info_buf *b,
 	spin_lock_bh(&rn->sock_lock);
 	list_for_each_entry(rs, &rn->sock_list, rs_item) {
 		struct sock *sk = rds_rs_to_sk(rs);
+		/* A socket still in bind() shows as unbound. */
+		struct rds_bind_key bound = {};
 
+		if (rds_sock_bound(rs))
+			bound = rs->rs_bound;
 		if (v6) {
 			struct rds6_info_socket si = {};
 
 			si.sndbuf = rds_sk_sndbuf(rs);
 			si.rcvbuf = rds_sk_rcvbuf(rs);
-			si.bound_addr = rs->rs_bound.addr;
+			si.bound_addr = bound.addr;
 			si.connected_addr = rs->rs_conn_addr;
-			si.bound_port = rs->rs_bound.port;
+			si.bound_port = bound.port;
 			si.connected_port = rs->rs_conn_port;
 			si.inum = sock_i_ino(sk);
 			rds_info_emit(b, &si);
-		} else if (ipv6_addr_v4mapped(&rs->rs_bound.addr)) {
+		} else if (ipv6_addr_v4mapped(&bound.addr)) {
 			struct rds_info_socket si = {};
 
 			si.sndbuf = rds_sk_sndbuf(rs);
 			si.rcvbuf = rds_sk_rcvbuf(rs);
-			si.bound_addr = rs->rs_bound.addr.s6_addr32[3];
+			si.bound_addr = bound.addr.s6_addr32[3];
 			si.connected_addr = rs->rs_conn_addr.s6_addr32[3];
-			si.bound_port = rs->rs_bound.port;
+			si.bound_port = bound.port;
 			si.connected_port = rs->rs_conn_port;
 			si.inum = sock_i_ino(sk);
 			rds_info_emit(b, &si);

@@ -33,7 +33,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	size = struct_size(rm, m_sg, nents);
 	if (inline_data)
 		size += len;
-	rm = kmalloc(size, gfp);
+	rm = kmalloc(size, gfp | __GFP_ACCOUNT);
 	if (!rm)
 		return NULL;
 	memset(rm, 0, sizeof(*rm));
@@ -54,7 +54,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 		return rm;
 	}
 	for (i = 0; i < nents; i++) {
-		struct page *page = alloc_page(gfp);
+		struct page *page = alloc_page(gfp | __GFP_ACCOUNT);
 
 		if (!page)
 			goto err;
@@ -78,6 +78,8 @@ static void rds_message_free(struct rds_message *rm)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
 	rds_rdma_op_free(rm->m_rdma);
+	if (rm->m_conn)
+		rds_conn_put(rm->m_conn);
 	kfree(rm);
 	rds_obj_dec(RDS_OBJ_MESSAGE);
 }
@@ -147,13 +149,15 @@ EXPORT_SYMBOL_GPL(rds_message_copy_to_user);
  * @saddr: source address
  * @daddr: destination (local) address
  *
- * The caller fills @inc->i_hdr and holds the one reference this sets.
+ * The caller fills @inc->i_hdr and holds the one reference this sets;
+ * @inc holds a reference to @conn and to its transport's module.
  */
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr, const struct in6_addr *daddr)
 {
 	refcount_set(&inc->i_refcount, 1);
 	INIT_LIST_HEAD(&inc->i_item);
+	rds_conn_get(conn);
 	inc->i_conn = conn;
 	inc->i_saddr = *saddr;
 	inc->i_daddr = *daddr;
@@ -176,12 +180,14 @@ EXPORT_SYMBOL_GPL(rds_inc_get);
 
 void rds_inc_put(struct rds_incoming *inc)
 {
-	const struct rds_transport *trans = inc->i_conn->c_trans;
+	struct rds_connection *conn = inc->i_conn;
+	const struct rds_transport *trans = conn->c_trans;
 
 	if (refcount_dec_and_test(&inc->i_refcount)) {
 		WARN_ON_ONCE(!list_empty(&inc->i_item));
 		rds_obj_dec(RDS_OBJ_INCOMING);
 		trans->inc_free(inc);
+		rds_conn_put(conn);
 		module_put(trans->owner);
 	}
 }

@@ -20,6 +20,7 @@
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/ipv6.h>
@@ -27,10 +28,47 @@
 
 #include "rds_core.h"
 
-/* Keys are unique across sockets (until 2^32 registrations), so a stale or
- * foreign cookie does not name someone else's region by accident.
+/* Secret of the key permutation below, the same for every socket. */
+static siphash_aligned_key_t rds_mr_key_secret;
+
+/**
+ * rds_mr_key_next - mint a region key from a socket's key state
+ * @kg: the socket's key state
+ *
+ * The key is the socket's registration count (its generation) passed
+ * through a keyed pseudo-random permutation of 32-bit values: a
+ * four-round Feistel network whose round function is SipHash under a
+ * secret and the socket's salt. Keys look random to anyone without the
+ * secret, and a socket never sees the same key twice within 2^32
+ * registrations, so a freed and re-registered region never answers to
+ * an old cookie.
+ *
+ * Context: any.
+ * Return: a key, never 0.
  */
-static atomic_t rds_mr_key_gen = ATOMIC_INIT(0);
+u32 rds_mr_key_next(struct rds_mr_keygen *kg)
+{
+	u64 n;
+	u16 l, r, f;
+	int round;
+
+	net_get_random_once(&rds_mr_key_secret, sizeof(rds_mr_key_secret));
+	do {
+		n = atomic64_inc_return(&kg->kg_count);
+		l = (u32)n >> 16;
+		r = (u16)n;
+		for (round = 0; round < 4; round++) {
+			f = siphash_4u32(r | (u32)round << 16, n >> 32,
+					 (u32)kg->kg_salt, kg->kg_salt >> 32,
+					 &rds_mr_key_secret);
+			f ^= l;
+			l = r;
+			r = f;
+		}
+	} while (!l && !r);
+	return (u32)l << 16 | r;
+}
+EXPORT_SYMBOL_GPL(rds_mr_key_next);
 
 /* Body length of extension header @type, 0 for unknown types. */
 static unsigned int rds_exthdr_size(u8 type)
@@ -110,13 +148,19 @@ static int rds_mr_charge(unsigned int npages, struct mm_struct **charged)
 	return 0;
 }
 
+/* Give back what rds_mr_charge() took. */
+static void rds_mr_uncharge(struct mm_struct *mm, unsigned int npages)
+{
+	if (mm) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		mmdrop(mm);
+	}
+}
+
 static void rds_mr_free(struct rds_mr *mr)
 {
 	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, true);
-	if (mr->r_mm) {
-		atomic64_sub(mr->r_npages, &mr->r_mm->pinned_vm);
-		mmdrop(mr->r_mm);
-	}
+	rds_mr_uncharge(mr->r_mm, mr->r_npages);
 	kvfree(mr->r_pages);
 	kfree(mr);
 	rds_obj_dec(RDS_OBJ_MR);
@@ -140,17 +184,21 @@ static void rds_mr_kill(struct rds_mr *mr)
 	rds_mr_put(mr);
 }
 
-/* Register @args->vec for @rs; the cookie goes to *@cookie. */
+/* Register @args->vec for @rs, for @peer only if not NULL; the cookie
+ * goes to *@cookie.
+ */
 static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args,
-			 u64 *cookie)
+			 const struct in6_addr *peer, u64 *cookie)
 {
-	unsigned int npages;
+	const struct rds_transport *trans;
+	unsigned int npages, tries;
 	struct rds_mr *mr;
 	int ret;
 
-	if (ipv6_addr_any(&rs->rs_bound.addr) || !rs->rs_transport)
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
-	if (!rs->rs_transport->xmit_rdma)
+	trans = rs->rs_transport;
+	if (!trans->xmit_rdma)
 		return -EOPNOTSUPP;
 	if (!can_do_mlock())
 		return -EPERM;
@@ -161,10 +209,10 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	if (npages - 1 > (RDS_MAX_MSG_SIZE >> PAGE_SHIFT))
 		return -EMSGSIZE;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
-	mr->r_pages = kvcalloc(npages, sizeof(*mr->r_pages), GFP_KERNEL);
+	mr->r_pages = kvcalloc(npages, sizeof(*mr->r_pages), GFP_KERNEL_ACCOUNT);
 	if (!mr->r_pages) {
 		ret = -ENOMEM;
 		goto free_mr;
@@ -175,6 +223,10 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	mr->r_invalidate = args->flags & RDS_RDMA_INVALIDATE;
 	mr->r_offset = args->vec.addr & ~PAGE_MASK;
 	mr->r_len = args->vec.bytes;
+	if (peer) {
+		mr->r_peer = *peer;
+		mr->r_for_peer = true;
+	}
 
 	ret = rds_mr_charge(npages, &mr->r_mm);
 	if (ret)
@@ -186,12 +238,15 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	mr->r_npages = npages;
 	rds_obj_inc(RDS_OBJ_MR);
 
+	/* A transport's key may be live in this socket already (an adapter
+	 * key from another socket's region cannot be: keys are per device).
+	 */
+	tries = 0;
 	do {
-		mr->r_key = (u32)atomic_inc_return(&rds_mr_key_gen);
-		if (!mr->r_key)
-			continue;
-		ret = xa_insert(&rs->rs_mrs, mr->r_key, mr, GFP_KERNEL);
-	} while (!mr->r_key || ret == -EBUSY);
+		mr->r_key = trans->mr_key(&rs->rs_mr_keygen);
+		ret = mr->r_key ? xa_insert(&rs->rs_mrs, mr->r_key, mr,
+					    GFP_KERNEL_ACCOUNT) : -EBUSY;
+	} while (ret == -EBUSY && ++tries < 16);
 	if (ret) {
 		rds_mr_put(mr);
 		return ret;
@@ -200,10 +255,7 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	return 0;
 
 uncharge:
-	if (mr->r_mm) {
-		atomic64_sub(npages, &mr->r_mm->pinned_vm);
-		mmdrop(mr->r_mm);
-	}
+	rds_mr_uncharge(mr->r_mm, npages);
 free_pages:
 	kvfree(mr->r_pages);
 free_mr:
@@ -224,12 +276,13 @@ static int rds_mr_remove(struct rds_sock *rs, u32 key)
 
 /* Register and store the cookie at @args->cookie_addr (if any). */
 static int rds_mr_register(struct rds_sock *rs,
-			   const struct rds_get_mr_args *args, u64 *cookie_out)
+			   const struct rds_get_mr_args *args,
+			   const struct in6_addr *peer, u64 *cookie_out)
 {
 	u64 cookie;
 	int ret;
 
-	ret = rds_mr_create(rs, args, &cookie);
+	ret = rds_mr_create(rs, args, peer, &cookie);
 	if (ret)
 		return ret;
 	if (args->cookie_addr &&
@@ -258,7 +311,7 @@ int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen)
 		return -EINVAL;
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
-	return rds_mr_register(rs, &args, NULL);
+	return rds_mr_register(rs, &args, NULL, NULL);
 }
 
 /**
@@ -267,8 +320,9 @@ int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen)
  * @optval: struct rds_get_mr_for_dest_args
  * @optlen: its length
  *
- * Registration does not depend on the peer on our transports: the
- * destination is accepted and ignored.
+ * Over loopback the region then accepts RDMA from that peer address
+ * only (an adapter cannot check the initiator: over IB any holder of the
+ * cookie may use it, as in Linux).
  *
  * Return: 0 or -errno.
  */
@@ -277,15 +331,23 @@ int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 {
 	struct rds_get_mr_for_dest_args args;
 	struct rds_get_mr_args mr_args;
+	struct in6_addr peer;
+	u32 scope_id;
+	__be16 port;
+	int ret;
 
 	if (optlen != sizeof(args))
 		return -EINVAL;
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
+	ret = rds_parse_addr((struct sockaddr *)&args.dest_addr,
+			     sizeof(args.dest_addr), &peer, &port, &scope_id);
+	if (ret)
+		return ret;
 	mr_args.vec = args.vec;
 	mr_args.cookie_addr = args.cookie_addr;
 	mr_args.flags = args.flags;
-	return rds_mr_register(rs, &mr_args, NULL);
+	return rds_mr_register(rs, &mr_args, &peer, NULL);
 }
 
 /**
@@ -309,7 +371,7 @@ int rds_free_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen)
 	if (copy_from_sockptr(&args, optval, sizeof(args)))
 		return -EFAULT;
 	if (!args.cookie) {
-		if (!rs->rs_transport)
+		if (!READ_ONCE(rs->rs_transport))
 			return -EINVAL;
 		if (args.flags & RDS_RDMA_INVALIDATE)
 			rds_rdma_drop_mrs(rs);
@@ -365,6 +427,10 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 	xa_lock(&acc->rs->rs_mrs);
 	mr = xa_load(&acc->rs->rs_mrs, key);
 	if (mr && mr->r_use_once && mr->r_claimed)
+		mr = NULL;
+	/* Registered for one peer: the initiator must be that peer. */
+	if (mr && mr->r_for_peer && !ipv6_addr_equal(&mr->r_peer,
+						       &conn->c_laddr))
 		mr = NULL;
 	if (mr) {
 		mr->r_claimed = true;
@@ -427,6 +493,8 @@ void rds_rdma_op_complete(struct rds_rdma_op *op, int status)
 		unpin_user_pages_dirty_lock(&page, 1, dirty);
 	}
 	op->op_nents = 0;
+	rds_mr_uncharge(op->op_mm, op->op_charged);
+	op->op_mm = NULL;
 	op->op_status = status;
 	op->op_done = true;
 }
@@ -446,6 +514,7 @@ void rds_rdma_op_free(struct rds_rdma_op *op)
 		return;
 	for (i = 0; i < op->op_nents; i++)
 		unpin_user_page(sg_page(&op->op_sg[i]));
+	rds_mr_uncharge(op->op_mm, op->op_charged);
 	kfree(op->op_notifier);
 	kfree(op);
 }
@@ -465,7 +534,7 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma)
 		return -EINVAL;
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	if (!args.nr_local)
 		return -EINVAL;
@@ -500,7 +569,7 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 		goto out;
 	}
 
-	op = kzalloc(struct_size(op, op_sg, npages), GFP_KERNEL);
+	op = kzalloc(struct_size(op, op_sg, npages), GFP_KERNEL_ACCOUNT);
 	if (!op) {
 		ret = -ENOMEM;
 		goto out;
@@ -521,7 +590,8 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 		goto out;
 	}
 	if (op->op_notify || READ_ONCE(rs->rs_recverr)) {
-		op->op_notifier = kmalloc(sizeof(*op->op_notifier), GFP_KERNEL);
+		op->op_notifier = kmalloc(sizeof(*op->op_notifier),
+					  GFP_KERNEL_ACCOUNT);
 		if (!op->op_notifier) {
 			ret = -ENOMEM;
 			goto out;
@@ -531,6 +601,11 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 		op->op_notifier->n_status = RDS_RDMA_SUCCESS;
 	}
 
+	/* The local pages stay pinned until the operation is done. */
+	ret = rds_mr_charge(npages, &op->op_mm);
+	if (ret)
+		goto out;
+	op->op_charged = npages;
 	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages) {
 		ret = -ENOMEM;
@@ -574,13 +649,13 @@ static int rds_rdma_parse_atomic(struct rds_sock *rs, struct rds_message *rm,
 	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma)
 		return -EINVAL;
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	/* Linux's errno for an unaligned local word. */
 	if (args.local_addr & 7)
 		return -EFAULT;
 
-	op = kzalloc(struct_size(op, op_sg, 1), GFP_KERNEL);
+	op = kzalloc(struct_size(op, op_sg, 1), GFP_KERNEL_ACCOUNT);
 	if (!op)
 		return -ENOMEM;
 	rm->m_rdma = op;	/* freed with the message from here on */
@@ -620,13 +695,18 @@ static int rds_rdma_parse_atomic(struct rds_sock *rs, struct rds_message *rm,
 			       &op->op_remote_addr))
 		return -EINVAL;
 	if (op->op_notify || READ_ONCE(rs->rs_recverr)) {
-		op->op_notifier = kmalloc(sizeof(*op->op_notifier), GFP_KERNEL);
+		op->op_notifier = kmalloc(sizeof(*op->op_notifier),
+					  GFP_KERNEL_ACCOUNT);
 		if (!op->op_notifier)
 			return -ENOMEM;
 		INIT_LIST_HEAD(&op->op_notifier->n_list);
 		op->op_notifier->n_user_token = args.user_token;
 		op->op_notifier->n_status = RDS_RDMA_SUCCESS;
 	}
+	ret = rds_mr_charge(1, &op->op_mm);
+	if (ret)
+		return ret;
+	op->op_charged = 1;
 	ret = rds_pin_pages(args.local_addr, 1, &page, true);
 	if (ret)
 		return ret;
@@ -662,7 +742,8 @@ static int rds_rdma_parse_map(struct rds_sock *rs, struct rds_message *rm,
 	if (cmsg->cmsg_len < CMSG_LEN(sizeof(args)) || rm->m_rdma_cookie)
 		return -EINVAL;
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
-	ret = rds_mr_register(rs, &args, &rm->m_rdma_cookie);
+	/* Only the message's destination may use it. */
+	ret = rds_mr_register(rs, &args, &rm->m_daddr, &rm->m_rdma_cookie);
 	if (!ret)
 		rm->m_rdma_mapped = true;
 	return ret;
@@ -821,6 +902,22 @@ void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 	op->op_notifier = NULL;
 	n->n_status = status;
 	list_add_tail(&n->n_list, &rs->rs_notify_queue);
+	/* Unread notifications count against the sender's budget, so a
+	 * sender that never reads them stops instead of piling them up.
+	 */
+	rs->rs_snd_bytes += RDS_NOTIFY_CHARGE;
+}
+
+/* Give back the budget of @count notifications leaving the queue. */
+static void rds_rdma_notify_uncharge_locked(struct rds_sock *rs,
+					    unsigned int count, bool *wake)
+{
+	size_t budget = rds_sk_sndbuf(rs);
+
+	lockdep_assert_held(&rs->rs_lock);
+	*wake = rs->rs_snd_bytes >= budget;
+	rs->rs_snd_bytes -= (size_t)count * RDS_NOTIFY_CHARGE;
+	*wake &= rs->rs_snd_bytes < budget;
 }
 
 /**
@@ -838,7 +935,9 @@ int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg)
 	size_t max = msg->msg_controllen /
 		     CMSG_SPACE(sizeof(struct rds_rdma_notify));
 	struct rds_notifier *n, *tmp;
+	unsigned int count = 0;
 	LIST_HEAD(list);
+	bool wake;
 	int ret = 0;
 
 	if (!max)
@@ -848,15 +947,20 @@ int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg)
 		if (!max--)
 			break;
 		list_move_tail(&n->n_list, &list);
+		count++;
 	}
+	rds_rdma_notify_uncharge_locked(rs, count, &wake);
 	spin_unlock_bh(&rs->rs_lock);
+	if (wake)
+		rds_wake_sk(rs);
 
 	list_for_each_entry_safe(n, tmp, &list, n_list) {
-		struct rds_rdma_notify cmsg = {
-			.user_token = n->n_user_token,
-			.status = n->n_status,
-		};
+		struct rds_rdma_notify cmsg;
 
+		/* The struct has padding: nothing uninitialised goes out. */
+		memset(&cmsg, 0, sizeof(cmsg));
+		cmsg.user_token = n->n_user_token;
+		cmsg.status = n->n_status;
 		if (!ret)
 			ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_STATUS,
 				       sizeof(cmsg), &cmsg);
@@ -873,10 +977,15 @@ int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg)
 void rds_rdma_drop_notifications(struct rds_sock *rs)
 {
 	struct rds_notifier *n, *tmp;
+	unsigned int count = 0;
 	LIST_HEAD(list);
+	bool wake;
 
 	spin_lock_bh(&rs->rs_lock);
 	list_splice_init(&rs->rs_notify_queue, &list);
+	list_for_each_entry(n, &list, n_list)
+		count++;
+	rds_rdma_notify_uncharge_locked(rs, count, &wake);
 	spin_unlock_bh(&rs->rs_lock);
 	list_for_each_entry_safe(n, tmp, &list, n_list)
 		kfree(n);

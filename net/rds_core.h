@@ -6,12 +6,12 @@
  * Lock order (outer first); all spinlocks are taken with BHs off because
  * transports deliver and ack from softirq context:
  *   lock_sock(rds_sock)
- *   rds_conn_list_mutex (connection.c)
  *   rds_net->sock_lock (walks every socket: info, congestion monitors)
  *   rds_message->m_rs_lock
  *   rds_sock->rs_lock
+ *   rds_net->conn_lock, then rds_conn_all_lock (connection.c)
  *   rds_connection->c_lock
- *   rds_net->cong_lock, rds_net->conn_lock
+ *   rds_net->cong_lock
  * RDMA (rdma.c): rds_mr->r_lock (a mutex, process context only) and
  * rds_sock->rs_mrs's xa_lock nest neither with each other nor with the
  * locks above.
@@ -49,8 +49,17 @@ struct rds_bind_key {
  * struct rds_net - everything RDS keeps per network namespace
  * @net: the namespace
  * @bind_table: bound sockets by struct rds_bind_key
- * @conn_lock: serializes writers of @conn_hash (readers use RCU)
+ * @conn_lock: serializes writers of @conn_hash and the fields down to
+ *	@tomb_count (hash readers use RCU)
  * @conn_hash: connections by addresses, TOS and transport
+ * @conn_count: connections in @conn_hash
+ * @conns_closed: the namespace is dying: no new connections
+ * @tomb_hash: sequences of reaped connections, hashed as @conn_hash
+ * @tomb_list: the same, oldest first (evicted beyond the cap)
+ * @tomb_count: entries in @tomb_list
+ * @reap_w: reaps idle connections
+ * @max_connections: cap on @conn_count (sysctl)
+ * @conn_idle_ms: idle time after which a connection is reaped (sysctl)
  * @sock_lock: protects @sock_list and @sock_count
  * @sock_list: every RDS socket in the namespace (for RDS_INFO_*)
  * @sock_count: length of @sock_list
@@ -68,8 +77,16 @@ struct rds_bind_key {
 struct rds_net {
 	struct net		*net;
 	struct rhashtable	bind_table;
-	spinlock_t		conn_lock;	/* conn_hash writers */
+	spinlock_t		conn_lock;	/* conn_hash writers, tombs */
 	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
+	unsigned int		conn_count;
+	bool			conns_closed;
+	struct hlist_head	tomb_hash[1 << RDS_CONN_HASH_BITS];
+	struct list_head	tomb_list;
+	unsigned int		tomb_count;
+	struct delayed_work	reap_w;
+	int			max_connections;
+	int			conn_idle_ms;
 	spinlock_t		sock_lock;	/* sock_list, sock_count */
 	struct list_head	sock_list;
 	unsigned int		sock_count;
@@ -96,9 +113,14 @@ static inline struct rds_net *rds_net(struct net *net)
  * struct rds_sock - an AF_RDS socket
  * @rs_sk: the generic socket; must be first
  * @rs_bound_node: in the namespace's bind table
- * @rs_bound: bound address, port and scope (all zero until bind())
+ * @rs_bound: bound address, port and scope: the bind table's key, so it
+ *	changes only while the socket is not hashed (under lock_sock)
+ * @rs_bound_ok: bind() completed: @rs_bound, @rs_transport and
+ *	@rs_cong_map are final. Set with release semantics after all of
+ *	them; lockless readers test it with rds_sock_bound() first
  * @rs_conn_addr: default destination set by connect()
  * @rs_conn_port: default destination port
+ * @rs_conn_scope_id: scope id of a link-local default destination
  * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
  * @rs_cong_map: congestion map of the bound address
  * @rs_conn: connection of the last send; valid while the socket lives,
@@ -107,6 +129,7 @@ static inline struct rds_net *rds_net(struct net *net)
  *	transport that prefers loopback
  * @rs_item: on rds_net->sock_list
  * @rs_mrs: registered memory regions by key (has its own lock)
+ * @rs_mr_keygen: key state of @rs_mrs
  * @rs_lock: protects the queues, byte counts and congestion fields
  * @rs_send_queue: messages sent and not yet acked (rds_message)
  * @rs_snd_bytes: payload bytes on @rs_send_queue
@@ -129,14 +152,17 @@ struct rds_sock {
 	struct sock		rs_sk;
 	struct rhash_head	rs_bound_node;
 	struct rds_bind_key	rs_bound;
+	bool			rs_bound_ok;
 	struct in6_addr		rs_conn_addr;
 	__be16			rs_conn_port;
+	u32			rs_conn_scope_id;
 	const struct rds_transport *rs_transport;
 	const struct rds_transport *rs_loop_transport;
 	struct rds_cong_map	*rs_cong_map;
 	struct rds_connection	*rs_conn;
 	struct list_head	rs_item;
 	struct xarray		rs_mrs;
+	struct rds_mr_keygen	rs_mr_keygen;
 
 	spinlock_t		rs_lock;	/* the fields below */
 	struct list_head	rs_send_queue;
@@ -168,9 +194,42 @@ static inline struct sock *rds_rs_to_sk(struct rds_sock *rs)
 	return &rs->rs_sk;
 }
 
+/*
+ * Has bind() completed? Pairs with the smp_store_release() in rds_bind():
+ * once true, rs_bound, rs_transport and rs_cong_map never change again
+ * and may be read without the socket lock.
+ */
+static inline bool rds_sock_bound(const struct rds_sock *rs)
+{
+	return smp_load_acquire(&rs->rs_bound_ok);
+}
+
+/* The link of a link-local socket: bind()'s, else connect()'s. Callers
+ * hold the socket lock or have seen rds_sock_bound().
+ */
+static inline u32 rds_sock_scope_id(const struct rds_sock *rs)
+{
+	return rs->rs_bound.scope_id ?: READ_ONCE(rs->rs_conn_scope_id);
+}
+
 static inline struct net *rds_sock_net(struct rds_sock *rs)
 {
 	return sock_net(&rs->rs_sk);
+}
+
+/*
+ * What a message costs the socket budgets while queued: its payload plus
+ * a fixed share for the kernel objects that carry it, so that empty
+ * messages are not free.
+ */
+#define RDS_MSG_OVERHEAD	256
+
+/* What an unread RDMA notification costs its sender's budget. */
+#define RDS_NOTIFY_CHARGE	RDS_MSG_OVERHEAD
+
+static inline size_t rds_msg_charge(unsigned int len)
+{
+	return (size_t)len + RDS_MSG_OVERHEAD;
 }
 
 /* Upstream semantics: half of SO_SNDBUF / SO_RCVBUF is the budget. */
@@ -255,6 +314,8 @@ struct rds_connection *rds_conn_create(struct net *net,
 				       const struct rds_transport *trans,
 				       u8 tos, int dev_if, gfp_t gfp);
 void rds_conn_connect_if_down(struct rds_connection *conn);
+void rds_conn_arm_reaper(struct rds_net *rn);
+void rds_conn_net_init(struct rds_net *rn);
 void rds_conn_for_each(struct rds_net *rn,
 		       void (*fn)(struct rds_connection *conn, void *arg),
 		       void *arg);

@@ -38,6 +38,7 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		return;
 	}
 	conn->c_next_rx_seq = seq + 1;
+	rds_conn_touch(conn);
 
 	if (!hdr->h_dport) {
 		/* A ping; the multipath probe pair is not ours to answer. */
@@ -70,7 +71,7 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		inc->i_rx_lat[RDS_MSG_RX_DGRAM_DELIVERED] = local_clock();
 	rds_inc_get(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
-	rs->rs_rcv_bytes += len;
+	rs->rs_rcv_bytes += rds_msg_charge(len);
 	uncongested = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
 
@@ -112,7 +113,7 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 	queued = !list_empty(&inc->i_item);
 	if (queued && drop) {
 		list_del_init(&inc->i_item);
-		rs->rs_rcv_bytes -= len;
+		rs->rs_rcv_bytes -= rds_msg_charge(len);
 		uncongested = rds_cong_update_locked(rs);
 	}
 	spin_unlock_bh(&rs->rs_lock);
@@ -253,7 +254,7 @@ static void rds_recv_name(struct rds_sock *rs, struct rds_incoming *inc,
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = inc->i_hdr.h_sport;
 		sin6->sin6_addr = inc->i_saddr;
-		sin6->sin6_scope_id = rs->rs_bound.scope_id;
+		sin6->sin6_scope_id = inc->i_conn->c_dev_if;
 		msg->msg_namelen = sizeof(*sin6);
 	}
 }

@@ -38,7 +38,7 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
 			list_del_init(&rm->m_sock_item);
 			*wake = rs->rs_snd_bytes >= budget;
-			rs->rs_snd_bytes -= rm->m_len;
+			rs->rs_snd_bytes -= rds_msg_charge(rm->m_len);
 			*wake &= rs->rs_snd_bytes < budget;
 			if (rm->m_rdma) {
 				rds_rdma_notify_locked(rs, rm, status);
@@ -157,7 +157,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 			continue;
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &dropped);
-		rs->rs_snd_bytes -= rm->m_len;
+		rs->rs_snd_bytes -= rds_msg_charge(rm->m_len);
 		if (addr)
 			rds_rdma_notify_locked(rs, rm, RDS_RDMA_CANCELED);
 	}
@@ -188,13 +188,17 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 /* Put @rm on the socket's send list if the send budget allows (like
  * Linux's RDS, the budget admits a message while the bytes already queued
  * are below it), then on the connection's send queue with the next
- * sequence number.
+ * sequence number; the message takes a reference to @conn.
+ * Returns false if the budget is full; sets *@queued, or *@dead if @conn
+ * is being killed (the caller looks its connection up again).
  */
 static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 			      struct rds_message *rm, __be16 sport,
-			      __be16 dport, bool *queued)
+			      __be16 dport, bool *queued, bool *dead)
 {
-	if (*queued)
+	size_t charge = rds_msg_charge(rm->m_len);
+
+	if (*queued || *dead)
 		return true;
 
 	spin_lock_bh(&rs->rs_lock);
@@ -202,7 +206,15 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 		spin_unlock_bh(&rs->rs_lock);
 		return false;
 	}
-	rs->rs_snd_bytes += rm->m_len;
+	spin_lock(&conn->c_lock);
+	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags)) {
+		spin_unlock(&conn->c_lock);
+		spin_unlock_bh(&rs->rs_lock);
+		*dead = true;
+		return true;
+	}
+	rs->rs_snd_bytes += charge;
+	rds_conn_get(conn);
 	rds_message_get(rm);
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
@@ -212,13 +224,13 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	rm->m_hdr.h_sport = sport;
 	rm->m_hdr.h_dport = dport;
 
-	spin_lock(&conn->c_lock);
 	rm->m_hdr.h_sequence = cpu_to_be64(conn->c_next_tx_seq++);
 	rds_message_get(rm);
 	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);
 	spin_unlock(&conn->c_lock);
 	spin_unlock_bh(&rs->rs_lock);
+	rds_conn_touch(conn);
 
 	*queued = true;
 	return true;
@@ -261,12 +273,12 @@ int rds_send_xmit(struct rds_connection *conn)
 	int ret = 0;
 
 restart:
-	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
+	if (!rds_conn_xmit_trylock(conn)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_CONTENTION);
 		return 0;
 	}
 	if (rds_conn_state(conn) != RDS_CONN_UP) {
-		clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+		rds_conn_xmit_unlock(conn);
 		if (wq_has_sleeper(&conn->c_waitq))	/* implies a barrier */
 			wake_up_all(&conn->c_waitq);
 		rds_conn_connect_if_down(conn);
@@ -301,7 +313,7 @@ restart:
 			break;
 	}
 
-	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	rds_conn_xmit_unlock(conn);
 	/* Order the release against the checks below (and the shutdown
 	 * path's wait_event), then wake a waiting shutdown, if any.
 	 */
@@ -311,7 +323,8 @@ restart:
 
 	if (ret == -EAGAIN || ret == -ENOMEM) {
 		rds_stats_inc(rn, RDS_STAT_SEND_DELAYED_RETRY);
-		queue_delayed_work(rds_wq, &conn->c_send_w, 1);
+		if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
+			queue_delayed_work(rds_wq, &conn->c_send_w, 1);
 		return ret;
 	}
 	if (ret) {
@@ -373,17 +386,28 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 				       conn->c_dev_if, GFP_KERNEL);
 		if (IS_ERR(back))
 			return PTR_ERR(back);
+	} else {
+		rds_conn_get(back);
 	}
 
 	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm)
+	if (!rm) {
+		rds_conn_put(back);
 		return -ENOMEM;
+	}
 	rm->m_daddr = *to;
-	rm->m_conn = back;
 	rm->m_hdr.h_sport = 0;
 	rm->m_hdr.h_dport = dport;
 
 	spin_lock_bh(&back->c_lock);
+	if (test_bit(RDS_CONN_DESTROYING, &back->c_flags)) {
+		/* The pinger will ping again. */
+		spin_unlock_bh(&back->c_lock);
+		rds_conn_put(back);
+		rds_message_put(rm);
+		return -ENETUNREACH;
+	}
+	rm->m_conn = back;	/* our reference */
 	rm->m_hdr.h_sequence = cpu_to_be64(back->c_next_tx_seq++);
 	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	list_add_tail(&rm->m_conn_item, &back->c_send_queue);	/* our ref */
@@ -437,48 +461,90 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 	return 0;
 }
 
-/* The connection for (bound address -> @daddr) of @rs. */
-static struct rds_connection *rds_send_conn(struct rds_sock *rs,
-					    const struct in6_addr *daddr,
-					    u32 scope_id)
+/* Is the connection @rs used last the one for @daddr? Takes a reference. */
+static struct rds_connection *rds_send_cached_conn(struct rds_sock *rs,
+						   const struct in6_addr *daddr,
+						   u32 scope_id)
 {
-	const struct rds_transport *trans = rs->rs_transport;
-	struct net *net = rds_sock_net(rs);
 	struct rds_connection *conn;
 
-	/* Most sends go where the last one went. */
+	rcu_read_lock();
 	conn = READ_ONCE(rs->rs_conn);
-	if (conn && ipv6_addr_equal(&conn->c_faddr, daddr) &&
-	    conn->c_tos == rs->rs_tos && conn->c_dev_if == scope_id)
-		return conn;
+	if (conn && (!ipv6_addr_equal(&conn->c_faddr, daddr) ||
+		     conn->c_tos != READ_ONCE(rs->rs_tos) ||
+		     conn->c_dev_if != scope_id ||
+		     test_bit(RDS_CONN_DESTROYING, &conn->c_flags) ||
+		     !refcount_inc_not_zero(&conn->c_refs)))
+		conn = NULL;
+	rcu_read_unlock();
+	return conn;
+}
 
-	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr, trans,
-			       rs->rs_tos, scope_id, GFP_KERNEL);
-	if (IS_ERR(conn))
-		return conn;
-	if (!conn->c_loopback || !trans->prefer_loopback) {
-		/* A transport still without its engine serves local peers only. */
-		if (!trans->xmit)
-			return ERR_PTR(-ENETUNREACH);
-		WRITE_ONCE(rs->rs_conn, conn);
-		return conn;
-	}
+/* Remember @conn (a reference is taken) for the next send of @rs. */
+static void rds_send_cache_conn(struct rds_sock *rs,
+				struct rds_connection *conn)
+{
+	struct rds_connection *old;
 
-	/* A local peer of a transport that prefers loopback: use loop. */
-	if (!READ_ONCE(rs->rs_loop_transport)) {
-		const struct rds_transport *loop;
+	rds_conn_get(conn);
+	old = xchg(&rs->rs_conn, conn);
+	if (old)
+		rds_conn_put(old);
+}
 
+/* Pick the transport that carries @rs's traffic to @daddr, pinned in @rs;
+ * refuse, before anything is allocated, a peer that none can reach.
+ */
+static const struct rds_transport *
+rds_send_pick_transport(struct rds_sock *rs, const struct in6_addr *daddr,
+			u32 scope_id)
+{
+	const struct rds_transport *trans = rs->rs_transport;
+	const struct rds_transport *loop;
+	struct net *net = rds_sock_net(rs);
+
+	if (trans->prefer_loopback && rds_addr_is_local(net, daddr, scope_id)) {
+		/* A local peer of a transport that prefers loopback. */
+		loop = READ_ONCE(rs->rs_loop_transport);
+		if (loop)
+			return loop;
 		loop = rds_trans_get(RDS_TRANS_TYPE_LOOP);
 		if (!loop)
 			return ERR_PTR(-ENETUNREACH);
 		if (cmpxchg(&rs->rs_loop_transport, NULL, loop))
 			rds_trans_put(loop);
+		return READ_ONCE(rs->rs_loop_transport);
 	}
-	conn = rds_conn_create(net, &rs->rs_bound.addr, daddr,
-			       rs->rs_loop_transport, rs->rs_tos, scope_id,
+	/* A transport still without its engine serves local peers only. */
+	if (!trans->xmit)
+		return ERR_PTR(-ENETUNREACH);
+	if (trans->faddr_check &&
+	    trans->faddr_check(net, &rs->rs_bound.addr, daddr, scope_id))
+		return ERR_PTR(-ENETUNREACH);
+	return trans;
+}
+
+/* The connection, with a reference, for (bound address -> @daddr). */
+static struct rds_connection *rds_send_conn(struct rds_sock *rs,
+					    const struct in6_addr *daddr,
+					    u32 scope_id)
+{
+	const struct rds_transport *trans;
+	struct rds_connection *conn;
+
+	/* Most sends go where the last one went. */
+	conn = rds_send_cached_conn(rs, daddr, scope_id);
+	if (conn)
+		return conn;
+
+	trans = rds_send_pick_transport(rs, daddr, scope_id);
+	if (IS_ERR(trans))
+		return ERR_CAST(trans);
+	conn = rds_conn_create(rds_sock_net(rs), &rs->rs_bound.addr, daddr,
+			       trans, READ_ONCE(rs->rs_tos), scope_id,
 			       GFP_KERNEL);
 	if (!IS_ERR(conn))
-		WRITE_ONCE(rs->rs_conn, conn);
+		rds_send_cache_conn(rs, conn);
 	return conn;
 }
 
@@ -493,7 +559,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_connection *conn;
 	struct rds_message *rm;
 	struct in6_addr daddr;
-	bool queued = false;
+	bool queued = false, dead = false;
 	__be16 sport, dport;
 	u32 scope_id;
 	long timeo;
@@ -511,23 +577,22 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		lock_sock(sk);
 		daddr = rs->rs_conn_addr;
 		dport = rs->rs_conn_port;
-		scope_id = rs->rs_bound.scope_id;
+		scope_id = rs->rs_conn_scope_id;
 		release_sock(sk);
 	}
 
-	if (ipv6_addr_any(&rs->rs_bound.addr) || ipv6_addr_any(&daddr))
+	/* From here on rs_bound and rs_transport are final. */
+	if (!rds_sock_bound(rs) || ipv6_addr_any(&daddr))
 		return -ENOTCONN;
-	if (msg->msg_namelen) {
-		/* No mixing of IPv4 and IPv6 on one socket. */
-		if (ipv6_addr_v4mapped(&daddr) ^
-		    ipv6_addr_v4mapped(&rs->rs_bound.addr))
-			return -EOPNOTSUPP;
-		if (scope_id != rs->rs_bound.scope_id) {
-			if (!scope_id)
-				scope_id = rs->rs_bound.scope_id;
-			else if (rs->rs_bound.scope_id)
-				return -EINVAL;
-		}
+	/* No mixing of IPv4 and IPv6 on one socket. */
+	if (ipv6_addr_v4mapped(&daddr) ^ ipv6_addr_v4mapped(&rs->rs_bound.addr))
+		return -EOPNOTSUPP;
+	/* A link-local peer is reached over the bound address's link. */
+	if (scope_id != rs->rs_bound.scope_id) {
+		if (!scope_id)
+			scope_id = rs->rs_bound.scope_id;
+		else if (rs->rs_bound.scope_id)
+			return -EINVAL;
 	}
 
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
@@ -550,6 +615,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		goto out;
 
+	rds_rdma_set_exthdrs(rm);
+again:
 	conn = rds_send_conn(rs, &daddr, scope_id);
 	if (IS_ERR(conn)) {
 		ret = PTR_ERR(conn);
@@ -557,31 +624,36 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	}
 	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
 		ret = -EOPNOTSUPP;
-		goto out;
+		goto out_conn;
 	}
-	rds_rdma_set_exthdrs(rm);
 	rds_conn_connect_if_down(conn);
 
 	ret = rds_cong_wait(rn, conn->c_fcong, dport, nonblock, rs);
 	if (ret)
-		goto out;
+		goto out_conn;
 
 	timeo = sock_sndtimeo(sk, nonblock);
 	sport = rs->rs_bound.port;
-	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued)) {
+	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued, &dead)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_QUEUE_FULL);
 		if (nonblock) {
 			ret = -EAGAIN;
-			goto out;
+			goto out_conn;
 		}
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
 							 rds_send_queue_rm(rs, conn, rm, sport,
-									   dport, &queued),
+									   dport, &queued, &dead),
 							 timeo);
 		if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
 			continue;
 		ret = timeo ? timeo : -ETIMEDOUT;
-		goto out;
+		goto out_conn;
+	}
+	if (dead) {
+		/* Reaped under us (it was idle): use a fresh one. */
+		rds_conn_put(conn);
+		dead = false;
+		goto again;
 	}
 	rds_stats_inc(rn, RDS_STAT_SEND_QUEUED);
 	WRITE_ONCE(rs->rs_has_sent, true);
@@ -589,6 +661,8 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 
 	rds_send_xmit(conn);
 	ret = payload_len;
+out_conn:
+	rds_conn_put(conn);
 out:
 	if (ret < 0)
 		rds_rdma_unmap(rs, rm);

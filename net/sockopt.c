@@ -24,7 +24,7 @@ static int rds_cancel_sent_to(struct rds_sock *rs, sockptr_t optval,
 	struct sockaddr_in6 sin6;
 	struct sockaddr_in sin;
 
-	if (ipv6_addr_any(&rs->rs_bound.addr))
+	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
 	if (optlen < sizeof(sin))
 		return -EINVAL;
@@ -80,7 +80,7 @@ static int rds_set_transport(struct net *net, struct rds_sock *rs,
 	trans = rds_trans_get(type);
 	if (!trans)
 		return -ENOPROTOOPT;
-	rs->rs_transport = trans;
+	WRITE_ONCE(rs->rs_transport, trans);
 	return 0;
 }
 

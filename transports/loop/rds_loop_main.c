@@ -27,6 +27,13 @@ static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 	return -EADDRNOTAVAIL;
 }
 
+/* Loopback reaches only this namespace's own addresses. */
+static int rds_loop_faddr_check(struct net *net, const struct in6_addr *laddr,
+				const struct in6_addr *faddr, __u32 dev_if)
+{
+	return rds_addr_is_local(net, faddr, dev_if) ? 0 : -ENETUNREACH;
+}
+
 /* Not delivered: a silent RDMA with nothing else to say wakes nobody,
  * and a message behind a failed RDMA would tell the peer it completed.
  */
@@ -77,8 +84,10 @@ static const struct rds_transport rds_loop_transport = {
 	.type			= RDS_TRANS_TYPE_LOOP,
 	.owner			= THIS_MODULE,
 	.laddr_check		= rds_loop_laddr_check,
+	.faddr_check		= rds_loop_faddr_check,
 	.xmit			= rds_loop_xmit,
 	.xmit_rdma		= rds_loop_xmit_rdma,
+	.mr_key			= rds_mr_key_next,
 	.inc_copy_to_user	= rds_loop_inc_copy_to_user,
 	.inc_free		= rds_loop_inc_free,
 };

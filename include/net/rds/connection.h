@@ -10,7 +10,9 @@
 
 #include <linux/in6.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/rculist.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -30,11 +32,15 @@ enum rds_conn_state {
 /* c_flags bits */
 enum {
 	RDS_CONN_IN_XMIT,	/* one sender at a time runs the transmit loop */
-	RDS_CONN_DESTROYING,	/* being torn down: queue nothing new */
+	RDS_CONN_DESTROYING,	/* unhashed, being killed: queue nothing new,
+				 * schedule no work; set under c_lock
+				 */
 };
 
 /**
  * struct rds_connection - a shared connection to one peer
+ * @c_refs: the namespace's table and every user hold a reference; see
+ *	net/connection.c for who does
  * @c_hash_node: in the namespace's connection hash (RCU)
  * @c_net: namespace
  * @c_laddr: local address (v4-mapped for IPv4)
@@ -59,8 +65,13 @@ enum {
  * @c_down_w: shuts the transport connection down, then reconnects
  * @c_reconnect_jiffies: current reconnect back-off
  * @c_waitq: woken when the transmit loop becomes free
+ * @c_last_used: jiffies of the last message queued or received (reaping)
+ * @c_rcu: frees the connection after lockless hash walkers are done
+ * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
+ *	for senders, a full acquire for shutdown, which waits for it)
  */
 struct rds_connection {
+	refcount_t		c_refs;
 	struct hlist_node	c_hash_node;
 	possible_net_t		c_net;
 	struct in6_addr		c_laddr;
@@ -89,7 +100,11 @@ struct rds_connection {
 	struct work_struct	c_down_w;
 	unsigned long		c_reconnect_jiffies;
 	wait_queue_head_t	c_waitq;
+	unsigned long		c_last_used;
 	struct rcu_head		c_rcu;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map	c_xmit_map;
+#endif
 };
 
 static inline struct net *rds_conn_net(const struct rds_connection *conn)
@@ -102,6 +117,41 @@ static inline enum rds_conn_state rds_conn_state(struct rds_connection *conn)
 	return atomic_read(&conn->c_state);
 }
 
+/* Note a use, for idle reaping; cheap when called often. */
+static inline void rds_conn_touch(struct rds_connection *conn)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(conn->c_last_used) != now)
+		WRITE_ONCE(conn->c_last_used, now);
+}
+
+/**
+ * rds_conn_xmit_trylock - take the transmit bit-lock of a connection
+ * @conn: the connection
+ *
+ * Return: true if the caller now runs the transmit loop alone.
+ */
+static inline bool rds_conn_xmit_trylock(struct rds_connection *conn)
+{
+	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags))
+		return false;
+	lock_map_acquire_try(&conn->c_xmit_map);
+	return true;
+}
+
+static inline void rds_conn_xmit_unlock(struct rds_connection *conn)
+{
+	lock_map_release(&conn->c_xmit_map);
+	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+}
+
+bool rds_conn_transition(struct rds_connection *conn,
+			 enum rds_conn_state from, enum rds_conn_state to);
+void rds_conn_get(struct rds_connection *conn);
+void rds_conn_put(struct rds_connection *conn);
+bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
+		       int dev_if);
 void rds_connect_complete(struct rds_connection *conn);
 void rds_conn_drop(struct rds_connection *conn);
 void rds_conn_destroy_transport(const struct rds_transport *trans);

@@ -18,6 +18,8 @@
 #include <linux/rds.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/atomic.h>
+#include <linux/in6.h>
 #include <linux/types.h>
 
 struct rds_connection;
@@ -42,6 +44,18 @@ static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
 }
 
 /**
+ * struct rds_mr_keygen - a socket's state for minting region keys
+ * @kg_count: registrations so far (the generation)
+ * @kg_salt: random, per socket
+ */
+struct rds_mr_keygen {
+	atomic64_t	kg_count;
+	u64		kg_salt;
+};
+
+u32 rds_mr_key_next(struct rds_mr_keygen *kg);
+
+/**
  * struct rds_mr - a registered memory region
  * @r_refcount: the socket's table holds one; so does each user
  * @r_key: key in the owning socket's table (never 0)
@@ -58,6 +72,9 @@ static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
  * @r_pages: the pinned user pages (FOLL_LONGTERM, writable)
  * @r_mm: address space charged for the pinned pages (RLIMIT_MEMLOCK), or
  *	NULL when the owner had CAP_IPC_LOCK
+ * @r_peer: the only peer address allowed to access the region, if
+ *	@r_for_peer (RDS_GET_MR_FOR_DEST, RDS_CMSG_RDMA_MAP)
+ * @r_for_peer: @r_peer is set
  *
  * Remote addresses are offsets from the start of the first page: the
  * region is [@r_offset, @r_offset + @r_len).
@@ -75,6 +92,8 @@ struct rds_mr {
 	unsigned int		r_npages;
 	struct page		**r_pages;
 	struct mm_struct	*r_mm;
+	struct in6_addr		r_peer;
+	bool			r_for_peer;
 };
 
 /**
@@ -116,6 +135,9 @@ enum rds_rdma_op_type {
  * @op_done: the transport carried the operation out (or failed it)
  * @op_status: RDS_RDMA_* outcome, RDS_RDMA_DROPPED until done
  * @op_notifier: preallocated notification, or NULL if none is wanted
+ * @op_mm: address space charged for the pinned local pages
+ *	(RLIMIT_MEMLOCK) until they are unpinned, or NULL
+ * @op_charged: pages charged to @op_mm
  * @op_nents: entries of @op_sg
  * @op_sg: the pinned local pages, in order (atomics: the 8-byte word
  *	that receives the remote word's old value)
@@ -138,6 +160,8 @@ struct rds_rdma_op {
 	bool			op_done;
 	int			op_status;
 	struct rds_notifier	*op_notifier;
+	struct mm_struct	*op_mm;
+	unsigned int		op_charged;
 	unsigned int		op_nents;
 	struct scatterlist	op_sg[];
 };

@@ -33,6 +33,7 @@ enum rds_trans_type {
 struct rds_connection;
 struct rds_message;
 struct rds_incoming;
+struct rds_mr_keygen;
 struct iov_iter;
 
 /**
@@ -45,6 +46,10 @@ struct iov_iter;
  * @laddr_check: may this transport serve local address @addr (scope id
  *	@scope_id for link-local IPv6) in @net? 0 or -EADDRNOTAVAIL.
  *	Process context, may sleep, no core locks held.
+ * @faddr_check: can this transport reach peer @faddr from local @laddr
+ *	(scope id @dev_if)? 0 or -ENETUNREACH. Asked before a connection
+ *	to a new peer is allocated, so unreachable peers cost nothing. NULL:
+ *	every peer is worth a try. Process context, no core locks held.
  * @conn_alloc: set up @conn->c_transport_data. Process context, may
  *	sleep; @conn is not yet visible to anyone else.
  * @conn_free: release what @conn_alloc set up, after the connection is
@@ -64,6 +69,10 @@ struct iov_iter;
  *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
  *	called again. Same context as @xmit. NULL: no RDMA on this transport
  *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
+ * @mr_key: mint the key of a new memory region registered by a socket
+ *	whose key state is @kg; never 0. Required with @xmit_rdma. The
+ *	loopback transport uses rds_mr_key_next(); an adapter returns its
+ *	MR's rkey. Process context.
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
  *	copied or -errno. Process context, may sleep.
  * @inc_free: free @inc once the last reference is gone. Any context.
@@ -81,12 +90,15 @@ struct rds_transport {
 
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   __u32 scope_id);
+	int (*faddr_check)(struct net *net, const struct in6_addr *laddr,
+			   const struct in6_addr *faddr, __u32 dev_if);
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
 	void (*conn_free)(struct rds_connection *conn);
 	int (*conn_connect)(struct rds_connection *conn);
 	void (*conn_shutdown)(struct rds_connection *conn);
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm);
 	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
+	u32 (*mr_key)(struct rds_mr_keygen *kg);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 };
