@@ -52,6 +52,9 @@ struct ctx {
 	unsigned char *buf;	/* 16 pages */
 	uint64_t *abuf;		/* atomic results */
 	int v6;
+	unsigned int seq;	/* the run's number: its own addresses */
+	char ip_s[32], ip_t[32];
+	const char *stage;	/* which syscall of a multi-call entry failed */
 	int modfd;		/* module-load entries */
 	const char *modname;
 };
@@ -72,12 +75,14 @@ struct result {
 	int err;
 	int fired;
 	int usable;		/* 0 ok, else a line number */
+	char stage[32];
 	char why[160];
 };
 
+/* ENFILE: Linux's socket() when the socket's inode cannot be allocated. */
 static const int allowed[] = {
 	ENOMEM, ENOBUFS, EAGAIN, EINTR, ENOTCONN, ENETUNREACH, EHOSTUNREACH,
-	ECONNRESET, ECONNREFUSED, EADDRNOTAVAIL, 0
+	ECONNRESET, ECONNREFUSED, EADDRNOTAVAIL, ENFILE, EMFILE, 0
 };
 
 static const char *moddir;
@@ -99,15 +104,34 @@ static void *pages(size_t n)
 	return p;
 }
 
+/*
+ * Every IPv4 run has an address pair of its own in 127/8 (all local on
+ * lo), so its first message sets up a new connection and new congestion
+ * maps: those allocations are in every run's path, not only the first.
+ */
+static void addresses(struct ctx *c)
+{
+	if (c->v6) {
+		strcpy(c->ip_s, "::1");
+		strcpy(c->ip_t, "::1");
+		return;
+	}
+	snprintf(c->ip_s, sizeof(c->ip_s), "127.%u.%u.1",
+		 10 + (c->seq >> 8) % 240, c->seq & 255);
+	snprintf(c->ip_t, sizeof(c->ip_t), "127.%u.%u.2",
+		 10 + (c->seq >> 8) % 240, c->seq & 255);
+}
+
 static const char *lo(struct ctx *c)
 {
-	return c->v6 ? "::1" : "127.0.0.1";
+	return c->ip_s;
 }
 
 static void pair_setup(struct ctx *c)
 {
-	c->t = rds_bound(lo(c), 0, &c->ta);
-	c->s = rds_bound(lo(c), 0, &c->sa);
+	addresses(c);
+	c->t = rds_bound(c->ip_t, 0, &c->ta);
+	c->s = rds_bound(c->ip_s, 0, &c->sa);
 }
 
 static void pair4(struct ctx *c)
@@ -119,6 +143,19 @@ static void pair6(struct ctx *c)
 {
 	c->v6 = 1;
 	pair_setup(c);
+}
+
+/* A region already registered, so the next one needs a new xarray node. */
+static void rdma_setup(struct ctx *c);
+
+/* A buffer never touched: pinning it faults its pages in. */
+static void pair4_untouched(struct ctx *c)
+{
+	pair_setup(c);
+	c->buf = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->buf == MAP_FAILED)
+		RDS_FAIL("mmap: %s", strerror(errno));
 }
 
 static int get_mr(int fd, void *addr, uint64_t len, uint64_t *cookie)
@@ -242,25 +279,28 @@ static int socket_usable(struct ctx *c)
 		c->u = socket(AF_RDS, SOCK_SEQPACKET, 0);
 	if (c->u < 0)
 		return NOT_USABLE("socket() again: %s", strerror(errno));
-	a = rds_addr4("127.0.0.1", 0);
+	addresses(c);
+	a = rds_addr4(c->ip_s, 0);
 	if (bind(c->u, &a.sa, a.len))
 		return NOT_USABLE("bind of the new socket: %s",
 				  strerror(errno));
-	c->t = rds_bound("127.0.0.1", 0, &c->ta);
+	c->t = rds_bound(c->ip_t, 0, &c->ta);
 	return ping(c->u, c->t, &c->ta);
 }
 
 static void fresh4(struct ctx *c)
 {
+	addresses(c);
 	c->u = rds_socket();
-	c->t = rds_bound("127.0.0.1", 0, &c->ta);
+	c->t = rds_bound(c->ip_t, 0, &c->ta);
 }
 
 static void fresh6(struct ctx *c)
 {
 	c->v6 = 1;
+	addresses(c);
 	c->u = rds_socket();
-	c->t = rds_bound("::1", 0, &c->ta);
+	c->t = rds_bound(c->ip_t, 0, &c->ta);
 }
 
 static uint16_t fixed_port(void)
@@ -586,6 +626,13 @@ static long call_get_mr(struct ctx *c)
 	return get_mr(c->t, c->buf, 5 * PG + 10, &c->cookie);
 }
 
+static long call_get_mr_more(struct ctx *c)
+{
+	uint64_t cookie;
+
+	return get_mr(c->t, c->buf + 9 * PG, 5 * PG + 10, &cookie);
+}
+
 static long call_get_mr_for_dest(struct ctx *c)
 {
 	struct rds_get_mr_for_dest_args a;
@@ -724,7 +771,7 @@ static long call_close(struct ctx *c)
 
 static int closed_usable(struct ctx *c)
 {
-	c->t = rds_bound(lo(c), 0, &c->ta);
+	c->t = rds_bound(c->ip_t, 0, &c->ta);
 	return pair_usable(c);
 }
 
@@ -733,8 +780,10 @@ static int closed_usable(struct ctx *c)
 /* A new network namespace and a socket in it: the per-net setup. */
 static long call_netns(struct ctx *c)
 {
+	c->stage = "unshare";
 	if (unshare(CLONE_NEWNET))
 		return -1;
+	c->stage = "socket";
 	c->u = socket(AF_RDS, SOCK_SEQPACKET, 0);
 	return c->u;
 }
@@ -833,8 +882,7 @@ static int mod_usable(struct ctx *c)
 				  strerror(errno));
 	if (load("rds_loop"))
 		return NOT_USABLE("loading rds_loop: %s", strerror(errno));
-	c->t = rds_bound("127.0.0.1", 0, &c->ta);
-	c->s = rds_bound("127.0.0.1", 0, &c->sa);
+	pair_setup(c);
 	return pair_usable(c);
 }
 
@@ -874,6 +922,10 @@ static const struct entry corpus[] = {
 	  rdma_usable),
 	E("poll", queued, call_poll, pair_usable),
 	E("setsockopt_get_mr", pair4_buf, call_get_mr, rdma_usable),
+	E("setsockopt_get_mr_second", rdma_setup, call_get_mr_more,
+	  rdma_usable),
+	E("setsockopt_get_mr_untouched", pair4_untouched, call_get_mr,
+	  rdma_usable),
 	E("setsockopt_get_mr_for_dest", pair4_buf, call_get_mr_for_dest,
 	  rdma_usable),
 	E("setsockopt_free_mr", rdma_setup, call_free_mr, rdma_usable),
@@ -947,6 +999,8 @@ static int fired(void)
 }
 
 /* One run of @e with the @n-th fault point failing (0: none), in a child. */
+static unsigned int run_seq;
+
 static void run_one(const struct entry *e, int n, struct result *res)
 {
 	struct ctx c;
@@ -967,6 +1021,7 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		memset(&r, 0, sizeof(r));
 		memset(&c, 0, sizeof(c));
 		c.s = c.t = c.u = c.modfd = -1;
+		c.seq = run_seq;
 		/* Setup failures exit here, before anything is armed. */
 		alarm(60);
 		e->setup(&c);
@@ -980,6 +1035,8 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		r.ret = e->call(&c);
 		r.err = r.ret < 0 ? errno : 0;
 		r.fired = n ? fired() : 0;
+		if (c.stage)
+			snprintf(r.stage, sizeof(r.stage), "%s: ", c.stage);
 		r.usable = e->usable ? e->usable(&c) : 0;
 		if (r.usable)
 			memcpy(r.why, why, sizeof(r.why));
@@ -988,6 +1045,7 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		_exit(0);
 	}
 	close(p[1]);
+	run_seq++;
 	if (read(p[0], res, sizeof(*res)) != sizeof(*res)) {
 		res->setup_ok = -1;
 		res->usable = -1;
@@ -1172,8 +1230,8 @@ static void run_entry(const struct entry *e)
 		if (r.ret < 0 && r.err != base.err) {
 			if (!errno_ok(e, r.err)) {
 				snprintf(problem, sizeof(problem),
-					 "fail-nth %d: errno %d (%s), not in the allow-list",
-					 n, r.err, strerror(r.err));
+					 "fail-nth %d: %serrno %d (%s), not in the allow-list",
+					 n, r.stage, r.err, strerror(r.err));
 				break;
 			}
 			errs++;
@@ -1219,6 +1277,23 @@ static void run_entry(const struct entry *e)
 }
 
 static int substr;
+
+/* In a fresh namespace (fault-nth.sh runs us in one) lo starts down. */
+static void lo_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) &&
+	    !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (fd >= 0)
+		close(fd);
+}
 
 static int matches(const char *name, int argc, char **argv)
 {
@@ -1300,6 +1375,7 @@ int main(int argc, char **argv)
 	if (regcomp(&splat_re, splat_pat, REG_EXTENDED | REG_NOSUB))
 		RDS_FAIL("regcomp");
 
+	lo_up();
 	printf("TAP version 13\n");
 	for (i = 0; i < sizeof(corpus) / sizeof(corpus[0]); i++)
 		if (matches(corpus[i].name, argc, argv))
