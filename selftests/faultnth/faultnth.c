@@ -50,6 +50,7 @@ struct ctx {
 	uint64_t cookie;	/* an MR on t (target side of RDMA) */
 	uint64_t scookie;	/* an MR on s */
 	unsigned char *buf;	/* 16 pages */
+	unsigned char *rbuf;	/* 16 pages to receive into, faulted in */
 	uint64_t *abuf;		/* atomic results */
 	int v6;
 	unsigned int seq;	/* the run's number: its own addresses */
@@ -79,10 +80,13 @@ struct result {
 	char why[160];
 };
 
-/* ENFILE: Linux's socket() when the socket's inode cannot be allocated. */
+/*
+ * ENFILE: Linux's socket() when the socket's inode cannot be allocated.
+ * EFAULT: a page fault on the caller's buffer that cannot allocate.
+ */
 static const int allowed[] = {
 	ENOMEM, ENOBUFS, EAGAIN, EINTR, ENOTCONN, ENETUNREACH, EHOSTUNREACH,
-	ECONNRESET, ECONNREFUSED, EADDRNOTAVAIL, ENFILE, EMFILE, 0
+	ECONNRESET, ECONNREFUSED, EADDRNOTAVAIL, ENFILE, EMFILE, EFAULT, 0
 };
 
 static const char *moddir;
@@ -580,11 +584,11 @@ static void queued_notify(struct ctx *c)
 		RDS_FAIL("no RDMA notification");
 }
 
-static long recv_with_cmsgs(int fd)
+static long recv_with_cmsgs(struct ctx *c, int fd)
 {
 	char cbuf[1024];
 	struct rds_addr a;
-	struct iovec iov = { .iov_base = pages(4), .iov_len = 4 * PG };
+	struct iovec iov = { .iov_base = c->rbuf, .iov_len = 4 * PG };
 	struct msghdr m = {
 		.msg_name = &a.ss, .msg_namelen = sizeof(a.ss),
 		.msg_iov = &iov, .msg_iovlen = 1,
@@ -596,12 +600,12 @@ static long recv_with_cmsgs(int fd)
 
 static long call_recv_t(struct ctx *c)
 {
-	return recv_with_cmsgs(c->t);
+	return recv_with_cmsgs(c, c->t);
 }
 
 static long call_recv_s(struct ctx *c)
 {
-	return recv_with_cmsgs(c->s);
+	return recv_with_cmsgs(c, c->s);
 }
 
 static long call_recv_peek(struct ctx *c)
@@ -720,22 +724,22 @@ static long call_rcvbuf(struct ctx *c)
 	return setint(c->t, SOL_SOCKET, SO_RCVBUF, 1 << 20);
 }
 
-static long getopt_(int fd, int level, int name, size_t len)
+/* Into rbuf, faulted in beforehand like every buffer a call writes. */
+static long getopt_(struct ctx *c, int fd, int level, int name, size_t len)
 {
-	static char buf[256 * 1024];
 	socklen_t l = len;
 
-	return getsockopt(fd, level, name, buf, &l);
+	return getsockopt(fd, level, name, c->rbuf, &l);
 }
 
 static long call_get_transport(struct ctx *c)
 {
-	return getopt_(c->s, SOL_RDS, SO_RDS_TRANSPORT, sizeof(int));
+	return getopt_(c, c->s, SOL_RDS, SO_RDS_TRANSPORT, sizeof(int));
 }
 
 static long call_get_recverr(struct ctx *c)
 {
-	return getopt_(c->s, SOL_RDS, RDS_RECVERR, sizeof(int));
+	return getopt_(c, c->s, SOL_RDS, RDS_RECVERR, sizeof(int));
 }
 
 static long call_tos_set(struct ctx *c)
@@ -889,6 +893,12 @@ static int mod_usable(struct ctx *c)
 /* ---- the corpus -------------------------------------------------------- */
 
 static const int e_info[] = { ENOSPC, 0 };
+/*
+ * unshare(CLONE_NEWNET) answers EEXIST when one of its silent
+ * (__GFP_NOWARN) allocations fails: Linux's namespace setup, not ours (our
+ * per-namespace init returns only ENOMEM).
+ */
+static const int e_netns[] = { EEXIST, 0 };
 
 #define E(n, su, ca, us) { n, su, ca, us, NULL, 0 }
 
@@ -947,7 +957,8 @@ static const struct entry corpus[] = {
 	E("ioctl_siocrdssettos", pair4, call_tos_set, pair_usable),
 	E("ioctl_siocrdsgettos", pair4, call_tos_get, pair_usable),
 	E("close_busy_socket", busy, call_close, closed_usable),
-	E("unshare_netns_socket", nothing, call_netns, netns_usable),
+	{ "unshare_netns_socket", nothing, call_netns, netns_usable, e_netns,
+	  0 },
 	/* RDS_INFO_* entries are generated in main(); then the modules. */
 };
 
@@ -962,7 +973,7 @@ static int info_opt;
 
 static long call_info(struct ctx *c)
 {
-	return getopt_(c->t, SOL_RDS, info_opt, 256 * 1024);
+	return getopt_(c, c->t, SOL_RDS, info_opt, 16 * PG);
 }
 
 static void info_setup(struct ctx *c)
@@ -1022,6 +1033,8 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		memset(&c, 0, sizeof(c));
 		c.s = c.t = c.u = c.modfd = -1;
 		c.seq = run_seq;
+		/* Nothing of ours may allocate inside the call: all set up. */
+		c.rbuf = pages(16);
 		/* Setup failures exit here, before anything is armed. */
 		alarm(60);
 		e->setup(&c);
