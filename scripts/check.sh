@@ -118,6 +118,11 @@ faultnth_boot() {
 	merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
 	result "$rc" "fail-nth boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
 	grep -q '^# fault-nth:' "$log" || echo "# fault-nth: no closing numbers (see $log)"
+	# Which allocation calls of ours had a failure injected (informative:
+	# a site only workers reach cannot be hit through fail-nth).
+	[ -f "$RESULTS/faultnth/faultnth-sites.txt" ] &&
+		scripts/fault-nth-sites.sh "$RESULTS/faultnth/faultnth-sites.txt" \
+			"$RESULTS/faultnth/faultnth-coverage.txt" | tee -a "$log"
 }
 
 finish() {
