@@ -26,9 +26,10 @@ SITES=$OUT/faultnth-sites.txt
 # with each cmsg family, receive with notifications, MRs, info, close,
 # namespaces); the full round runs the whole corpus and the module loads.
 SHORT="socket bind_v4_ephemeral bind_v6_port connect_v4 sendmsg_small_v4
-sendmsg_rdma_write sendmsg_rdma_map sendmsg_atomic_fadd
-recvmsg_rdma_notification setsockopt_get_mr setsockopt_free_mr
-getsockopt_rds_info_sockets close_busy_socket unshare_netns_socket"
+sendmsg_64k sendmsg_rdma_write sendmsg_rdma_map sendmsg_atomic_cswp
+sendmsg_masked_atomic_cswp recvmsg recvmsg_rdma_notification
+setsockopt_get_mr_untouched setsockopt_free_mr getsockopt_rds_info_sockets
+close_busy_socket unshare_netns_socket"
 short=0
 if [ "${1:-}" = --short ]; then
 	short=1
