@@ -1152,14 +1152,15 @@ static int scan_kmsg(const char *call, int n, char *splat, size_t len,
 					want_site = 0;
 				}
 			}
-			/* The dump ends at the first non-stack line. */
-			if (strstr(msg, "Call Trace") || strstr(msg, "+0x") ||
+			/*
+			 * The dump ends at the first line that is not part
+			 * of a stack dump (frames, "? 0xffff..." included,
+			 * start with a blank; then the registers).
+			 */
+			if (msg[0] == ' ' || strstr(msg, "Call Trace") ||
+			    (msg[0] == 'R' && (msg[2] == ':' || msg[3] == ':')) ||
 			    strstr(msg, "CPU:") || strstr(msg, "Hardware name") ||
-			    strstr(msg, "<TASK>") || strstr(msg, "RIP:") ||
-			    strstr(msg, "RSP:") || strstr(msg, "RAX:") ||
-			    strstr(msg, "RDX:") || strstr(msg, "RBP:") ||
-			    strstr(msg, "R10:") || strstr(msg, "R13:") ||
-			    strstr(msg, "</TASK>") || strstr(msg, "name failslab") ||
+			    strstr(msg, "name failslab") ||
 			    strstr(msg, "name fail_page_alloc"))
 				continue;
 			in_inject = 0;
