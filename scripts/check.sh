@@ -197,7 +197,8 @@ vm_tmp_clone() {
 	clone=$(mktemp -d /tmp/rds-clone.XXXXXX)
 	git ls-files -z --cached --others --exclude-standard |
 		xargs -0 cp --parents -t "$clone" || return 1
-	cp --parents -t "$clone" $(find net transports -name '*.ko') || return 1
+	find net transports -name '*.ko' -exec cp --parents -t "$clone" {} + ||
+		return 1
 	echo "$clone" > "$clone/tmp-clone.marker"
 	VM_TREE=$clone vm -- 'test "$(cat tmp-clone.marker)" = "$PWD" &&
 		grep -q "^rds_loop .*(O" /proc/modules && echo "guest: found $PWD"'

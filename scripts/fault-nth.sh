@@ -92,7 +92,7 @@ n=$((n + 1))
 unloaded=""
 for m in rds_iwarp rds_rdma rds_tcp rds_loop rds; do
 	[ -d /sys/module/$m ] || continue
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		rmmod $m 2>/tmp/fnth.rmmod && break
 		sleep 0.2
 	done
