@@ -71,7 +71,6 @@ bad=$(grep -c '^not ok' /tmp/fnth.results)
 emit() { echo "$1" | tee -a "$TAP"; }
 
 objects_zero() {
-
 	[ -e $DBG/rds/objects ] || { echo "no $DBG/rds/objects"; return 1; }
 	for _ in $(seq 300); do	# the namespace dies in a work item
 		awk '$2 != 0 { bad = 1 } END { exit bad }' $DBG/rds/objects && return 0
