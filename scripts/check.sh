@@ -70,7 +70,7 @@ vm() {
 	local opts=()
 	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
 	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
-	scripts/vm.sh "${opts[@]}" "$@"
+	"${VM_TREE:-$REPO}/scripts/vm.sh" "${opts[@]}" "$@"
 }
 
 # Fold a guest TAP file into ours, renumbered, each line prefixed.
@@ -113,6 +113,26 @@ fault_boot() {
 	grep -q '^# fault:' "$log" || echo "# fault: no closing numbers (see $log)"
 }
 
+# The fail-nth boot: every call of selftests/faultnth's corpus with its
+# 1st, 2nd, 3rd... allocation failing (scripts/fault-nth.sh); --short in
+# check-debug, the whole corpus and the module loads in check-fault.
+faultnth_boot() {
+	local log=$RESULTS/faultnth.log rc
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
+		vm --timeout 3600 --out "$RESULTS/faultnth" -- \
+		scripts/fault-nth.sh "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
+	result "$rc" "fail-nth boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	grep -q '^# fault-nth:' "$log" || echo "# fault-nth: no closing numbers (see $log)"
+	# Which allocation calls of ours had a failure injected (informative:
+	# a site only workers reach cannot be hit through fail-nth).
+	[ -f "$RESULTS/faultnth/faultnth-sites.txt" ] &&
+		scripts/fault-nth-sites.sh "$RESULTS/faultnth/faultnth-sites.txt" \
+			"$RESULTS/faultnth/faultnth-coverage.txt" | tee -a "$log"
+}
+
 finish() {
 	emit "1..$n"
 	elapsed=$(($(date +%s) - start))
@@ -129,14 +149,19 @@ echo "TAP version 13" | tee -a "$TAP"
 
 if [ "$MODE" = fault ]; then
 	step "build modules, tools, selftests and test-only modules" \
-		make modules tools selftests test-modules
+		make modules tools selftests test-modules KCFLAGS=-g
 	[ "$fail" = 0 ] && fault_boot "$@"
+	[ "$fail" = 0 ] && faultnth_boot
 	finish
 fi
 
 # Host side: the build itself, then static checks.
+# On the debug kernel with debug info: fail-nth maps the stacks of
+# injected failures to source lines (code generation is the same).
+kcflags=-Werror
+[ "$MODE" = normal ] || kcflags="-Werror -g"
 step "build modules with W=1 and no warnings" \
-	make modules W=1 KCFLAGS=-Werror
+	make modules W=1 KCFLAGS="$kcflags"
 step "build tools, selftests and test-only modules" \
 	make tools selftests test-modules
 if [ "$fail" != 0 ]; then
@@ -195,8 +220,26 @@ vm_uaf() {
 	[ $? = 99 ] || return 1
 	grep -E 'BUG: KASAN: .*use-after-free in rds_test_uaf_init' "$out/dmesg"
 }
+# A clone anywhere works, even under /tmp, where the guest mounts a tmpfs
+# of its own over the host's files: a copy of the built tree there boots,
+# loads the modules it staged and runs a command from its own files.
+vm_tmp_clone() {
+	local clone rc
+	clone=$(mktemp -d /tmp/rds-clone.XXXXXX)
+	git ls-files -z --cached --others --exclude-standard |
+		xargs -0 cp --parents -t "$clone" || return 1
+	find net transports -name '*.ko' -exec cp --parents -t "$clone" {} + ||
+		return 1
+	echo "$clone" > "$clone/tmp-clone.marker"
+	VM_TREE=$clone vm -- 'test "$(cat tmp-clone.marker)" = "$PWD" &&
+		grep -q "^rds_loop .*(O" /proc/modules && echo "guest: found $PWD"'
+	rc=$?
+	rm -rf "$clone"
+	return "$rc"
+}
 step "runner returns the guest command's exit status" vm_status
 step "runner fails a run whose kernel log has a WARNING" vm_splat
+step "a clone under /tmp boots and runs from its own files" vm_tmp_clone
 [ "$MODE" = debug ] &&
 	step "KASAN reports a planted use-after-free and the run fails" vm_uaf
 
@@ -213,7 +256,12 @@ if [ "$MODE" = debug ]; then
 		echo $? > /run/out/kmemleak.rc; exit $rc'
 fi
 rm -f "$RESULTS/guest/kmemleak.rc"
-vm --rdma --out "$RESULTS/guest" -- "$(printf '%q ' bash -c "$suite" run "$@")" 2>&1 | tee "$guest_log"
+# Under KASAN the suite and the kmemleak scans after it took 20 min of a
+# host at load 10 (other guests beside it): more than vm.sh's default.
+suite_timeout=1200
+[ "$MODE" = normal ] || suite_timeout=2700
+vm --rdma --timeout "$suite_timeout" --out "$RESULTS/guest" -- \
+	"$(printf '%q ' bash -c "$suite" run "$@")" 2>&1 | tee "$guest_log"
 vmrc=${PIPESTATUS[0]}
 merge_tap "$RESULTS/guest/results.tap" "guest: "
 result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
@@ -259,5 +307,6 @@ if [ "$MODE" = debug ]; then
 	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
 		"$RESULTS/guest/kmemleak.log"
 	fault_boot
+	faultnth_boot --short
 fi
 finish

@@ -24,11 +24,12 @@ MODULES=${RDS_FAULT_MODULES:-rds rds_loop rds_tcp rds_rdma rds_iwarp}
 # Highest first: if a module's paths allocate nothing at 100 %, lower
 # probabilities cannot inject anything either, and its other rounds are
 # skipped (they would only cost time).
-# CI runs 100 % only: at 10 % (two orders of magnitude more failures on
-# rarer paths) a round ended with rds_loop still "in use" at unload, not
-# yet diagnosed (a leaked module reference or a test process that outlived
-# its round); run with RDS_FAULT_PROBS="100 10" to reproduce.
-PROBS=${RDS_FAULT_PROBS:-100}
+# 10 % reaches rarer paths (two orders of magnitude more failures). It
+# once ended with rds_loop "in use" at unload: rdma's free_mr_races_rdma
+# forked a helper that outlived its test when RDS_GET_MR failed, holding
+# loopback sockets; helpers now die with their test (PR_SET_PDEATHSIG, and
+# the harness kills each test's process group).
+PROBS=${RDS_FAULT_PROBS:-100 10}
 # Without NAME arguments: the programs that drive the core's and the
 # transports' allocation paths; the long ones (stress, tools, python,
 # and the waiting congestion, poll and netns tests) add time, not sites.

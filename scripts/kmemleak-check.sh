@@ -33,9 +33,23 @@ awk '
 	END { if (obj != "") print obj "\n" }
 ' /tmp/kmemleak.all > /tmp/kmemleak.objs
 total=$(grep -c '^unreferenced object' /tmp/kmemleak.all)
-ours=$(awk -v RS= '/\[(rds[a-z_]*|rds_test_[a-z_]+)\]/ || /\] 0xffffffffc[0-9a-f]+($|\n)/' \
+# Module space starts at 0xffffffffa0000000 without KASLR (the debug
+# kernel) and at 0xffffffffc0000000 with it; kernel text is below both.
+# Known upstream leaks that our code only triggers are named, not failed
+# (Documentation/upstream-behaviour.rst): 6.1's sysfs_slab_add() does not
+# kobject_put() when kobject_init_and_add() fails, so the cache's kobject
+# name leaks when proto_register()'s kmem_cache_create() fails (fail-nth
+# reaches it through our module init).
+UPSTREAM='kobject_set_name_vargs[^\n]*\n[^\n]*kobject_init_and_add[^\n]*\n[^\n]*sysfs_slab_add'
+ours=$(awk -v RS= -v up="$UPSTREAM" '
+	($0 ~ /\[(rds[a-z_]*|rds_test_[a-z_]+)\]/ ||
+	 $0 ~ /\] 0xffffffff[a-f][0-9a-f]+($|\n)/) && $0 !~ up' \
 	/tmp/kmemleak.objs | tee /tmp/kmemleak.ours | grep -c '^unreferenced object')
-echo "kmemleak: $total unreferenced object(s) in the kernel, $ours involving our modules"
+upstream=$(awk -v RS= -v up="$UPSTREAM" '$0 ~ up' /tmp/kmemleak.objs |
+	grep -c '^unreferenced object')
+known=""
+[ "$upstream" != 0 ] && known=" ($upstream: the known sysfs_slab_add leak of Linux 6.1)"
+echo "kmemleak: $total unreferenced object(s) in the kernel, $ours involving our modules$known"
 if [ "$ours" != 0 ]; then
 	cat /tmp/kmemleak.ours
 	exit 1

@@ -121,13 +121,22 @@ static inline int rds_test_run_one(struct rds_test *t)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
+		/* A process group per test: see the kill below. */
+		setpgid(0, 0);
 		alarm(RDS_TEST_TIMEOUT);
 		t->fn();
 		fflush(stdout);
 		_exit(0);
 	}
+	setpgid(pid, pid);
 	if (waitpid(pid, &status, 0) < 0)
 		return 1;
+	/*
+	 * A test that failed (or was killed) between fork() and waitpid()
+	 * leaves its helpers behind, holding RDS sockets (and so a module
+	 * reference) into the next test: none outlives its test.
+	 */
+	kill(-pid, SIGKILL);
 	if (WIFSIGNALED(status)) {
 		printf("# killed by signal %d%s\n", WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (timeout)" : "");

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
 
@@ -665,9 +666,10 @@ RDS_TEST(free_mr_races_rdma)
 {
 	volatile uint64_t *shared;
 	unsigned char *tbuf = pages(64);
+	const char *failed = NULL;
 	struct rds_addr ta;
-	int t, s, round, st;
-	pid_t pid;
+	int t, s, round, st, err = 0, reaped;
+	pid_t pid, parent = getpid();
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	shared = mmap(NULL, PG, PROT_READ | PROT_WRITE,
@@ -676,13 +678,19 @@ RDS_TEST(free_mr_races_rdma)
 	shared[0] = 0;
 	shared[1] = 0;
 	pair(&t, &ta, &s);
-	pid = fork();
+	pid = RDS_EXPECT_OK(fork());
 	if (pid == 0) {
 		unsigned char *lbuf = pages(64);
 		struct rds_iovec iov = { (uintptr_t)lbuf, 64 * PG };
 		char c[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
 		struct msghdr m;
 
+		/*
+		 * Never outlive the test: a child left behind holds sockets
+		 * bound on loopback, and rds_loop cannot be unloaded.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(2);
 		memset(lbuf, 0xff, 64 * PG);
 		while (!shared[1]) {
 			if (shared[0])
@@ -697,29 +705,42 @@ RDS_TEST(free_mr_races_rdma)
 		}
 		_exit(0);
 	}
+	/* Every way out of the loop stops and reaps the child first. */
 	for (round = 0; round < 40; round++) {
 		uint64_t cookie = 0;
 		char msg[8];
 
 		memset(tbuf, 0, 64 * PG);
-		RDS_EXPECT_OK(get_mr(t, tbuf, 64 * PG, 0, &cookie));
+		if (get_mr(t, tbuf, 64 * PG, 0, &cookie)) {
+			err = errno;
+			failed = "RDS_GET_MR";
+			break;
+		}
 		shared[0] = cookie;
 		rds_sleep_ms(3);
-		RDS_EXPECT_OK(free_mr(t, cookie, 0));
+		if (free_mr(t, cookie, 0)) {
+			err = errno;
+			failed = "RDS_FREE_MR";
+			break;
+		}
 		memset(tbuf, 0x11, 64 * PG);
 		rds_sleep_ms(3);
-		if (!all_bytes(tbuf, 64 * PG, 0x11))
-			RDS_FAIL("round %d: memory written after RDS_FREE_MR",
-				 round);
+		if (!all_bytes(tbuf, 64 * PG, 0x11)) {
+			failed = "memory written after RDS_FREE_MR";
+			break;
+		}
 		while (recv(t, msg, sizeof(msg), MSG_DONTWAIT) >= 0)
 			;
 	}
 	shared[1] = 1;
-	RDS_EXPECT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		   !WEXITSTATUS(st));
-	RDS_EXPECT(shared[2] > 0);
+	reaped = waitpid(pid, &st, 0) == pid;
 	close(t);
 	close(s);
+	if (failed)
+		RDS_FAIL("round %d: %s%s%s", round, failed, err ? ": " : "",
+			 err ? strerror(err) : "");
+	RDS_EXPECT(reaped && WIFEXITED(st) && !WEXITSTATUS(st));
+	RDS_EXPECT(shared[2] > 0);
 }
 
 /* Without CAP_IPC_LOCK, registered pages count against RLIMIT_MEMLOCK. */
