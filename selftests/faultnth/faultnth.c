@@ -39,6 +39,7 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
+#include "../lib/rds_harden.h"
 
 #define PG 4096
 
@@ -97,17 +98,6 @@ static char why[160];
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static void *pages(size_t n)
-{
-	void *p = mmap(NULL, n * PG, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		RDS_FAIL("mmap: %s", strerror(errno));
-	memset(p, 0, n * PG);
-	return p;
-}
-
 /*
  * Every IPv4 run has an address pair of its own in 127/8 (all local on
  * lo), so its first message sets up a new connection and new congestion
@@ -160,17 +150,6 @@ static void pair4_untouched(struct ctx *c)
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c->buf == MAP_FAILED)
 		RDS_FAIL("mmap: %s", strerror(errno));
-}
-
-static int get_mr(int fd, void *addr, uint64_t len, uint64_t *cookie)
-{
-	struct rds_get_mr_args a = {
-		.vec = { .addr = (uintptr_t)addr, .bytes = len },
-		.cookie_addr = (uintptr_t)cookie,
-		.flags = RDS_RDMA_READWRITE,
-	};
-
-	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a));
 }
 
 /* Drain everything queued on @fd (data and notifications). */
@@ -229,37 +208,6 @@ static int pair_usable(struct ctx *c)
 	int r = ping(c->s, c->t, &c->ta);
 
 	return r ? r : ping(c->t, c->s, &c->sa);
-}
-
-static ssize_t send_cmsg(int fd, const struct rds_addr *to, const void *buf,
-			 size_t len, int type, const void *arg, size_t alen,
-			 int type2, const void *arg2, size_t alen2)
-{
-	char cbuf[2 * CMSG_SPACE(sizeof(struct rds_atomic_args))];
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr m = {
-		.msg_name = (void *)&to->ss, .msg_namelen = to->len,
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf,
-		.msg_controllen = CMSG_SPACE(alen) +
-				  (type2 ? CMSG_SPACE(alen2) : 0),
-	};
-	struct cmsghdr *cm;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_RDS;
-	cm->cmsg_type = type;
-	cm->cmsg_len = CMSG_LEN(alen);
-	memcpy(CMSG_DATA(cm), arg, alen);
-	if (type2) {
-		cm = CMSG_NXTHDR(&m, cm);
-		cm->cmsg_level = SOL_RDS;
-		cm->cmsg_type = type2;
-		cm->cmsg_len = CMSG_LEN(alen2);
-		memcpy(CMSG_DATA(cm), arg2, alen2);
-	}
-	return sendmsg(fd, &m, 0);
 }
 
 /* ---- socket, bind, connect --------------------------------------------- */
@@ -398,16 +346,16 @@ static long call_send_iov(struct ctx *c)
 static void pair4_buf(struct ctx *c)
 {
 	pair_setup(c);
-	c->buf = pages(16);
+	c->buf = rds_pages(16);
 }
 
 /* t registers a region; s is the initiator. */
 static void rdma_setup(struct ctx *c)
 {
 	pair_setup(c);
-	c->buf = pages(16);
-	c->abuf = pages(1);
-	if (get_mr(c->t, c->buf, 8 * PG, &c->cookie))
+	c->buf = rds_pages(16);
+	c->abuf = rds_pages(1);
+	if (rds_get_mr(c->t, c->buf, 8 * PG, RDS_RDMA_READWRITE, &c->cookie))
 		RDS_FAIL("RDS_GET_MR: %s", strerror(errno));
 }
 
@@ -426,8 +374,8 @@ static long rdma_op(struct ctx *c, uint64_t flags)
 		.user_token = 77,
 	};
 
-	return send_cmsg(c->s, &c->ta, "r", 1, RDS_CMSG_RDMA_ARGS, &a,
-			 sizeof(a), 0, NULL, 0);
+	return rds_send_cmsg(c->s, &c->ta, "r", 1, RDS_CMSG_RDMA_ARGS, &a,
+			     sizeof(a), 0);
 }
 
 static long call_rdma_write(struct ctx *c)
@@ -449,22 +397,22 @@ static long call_rdma_map(struct ctx *c)
 		.flags = RDS_RDMA_READWRITE,
 	};
 
-	return send_cmsg(c->s, &c->ta, "map", 3, RDS_CMSG_RDMA_MAP, &m,
-			 sizeof(m), 0, NULL, 0);
+	return rds_send_cmsg(c->s, &c->ta, "map", 3, RDS_CMSG_RDMA_MAP, &m,
+			     sizeof(m), 0);
 }
 
 static void dest_setup(struct ctx *c)
 {
 	pair_setup(c);
-	c->buf = pages(16);
-	if (get_mr(c->s, c->buf, 2 * PG, &c->scookie))
+	c->buf = rds_pages(16);
+	if (rds_get_mr(c->s, c->buf, 2 * PG, RDS_RDMA_READWRITE, &c->scookie))
 		RDS_FAIL("RDS_GET_MR: %s", strerror(errno));
 }
 
 static long call_rdma_dest(struct ctx *c)
 {
-	return send_cmsg(c->s, &c->ta, "dest", 4, RDS_CMSG_RDMA_DEST,
-			 &c->scookie, sizeof(c->scookie), 0, NULL, 0);
+	return rds_send_cmsg(c->s, &c->ta, "dest", 4, RDS_CMSG_RDMA_DEST,
+			     &c->scookie, sizeof(c->scookie), 0);
 }
 
 static long atomic(struct ctx *c, int type)
@@ -483,8 +431,7 @@ static long atomic(struct ctx *c, int type)
 	at.m_cswp.swap_mask = ~0ULL;
 	if (type == RDS_CMSG_ATOMIC_FADD || type == RDS_CMSG_MASKED_ATOMIC_FADD)
 		at.fadd.add = 3;
-	return send_cmsg(c->s, &c->ta, "", 0, type, &at, sizeof(at), 0, NULL,
-			 0);
+	return rds_send_cmsg(c->s, &c->ta, "", 0, type, &at, sizeof(at), 0);
 }
 
 static long call_fadd(struct ctx *c)
@@ -524,9 +471,12 @@ static long call_rdma_and_map(struct ctx *c)
 		.vec = { .addr = (uintptr_t)c->buf + 14 * PG, .bytes = PG },
 		.cookie_addr = (uintptr_t)&cookie,
 	};
+	struct rds_cmsg cm[] = {
+		{ SOL_RDS, RDS_CMSG_RDMA_ARGS, &a, sizeof(a) },
+		{ SOL_RDS, RDS_CMSG_RDMA_MAP, &m, sizeof(m) },
+	};
 
-	return send_cmsg(c->s, &c->ta, "both", 4, RDS_CMSG_RDMA_ARGS, &a,
-			 sizeof(a), RDS_CMSG_RDMA_MAP, &m, sizeof(m));
+	return rds_sendmsg_cmsgs(c->s, &c->ta, "both", 4, cm, 2, 0);
 }
 
 /* After an RDMA, both ends still carry messages (notifications drained). */
@@ -543,7 +493,7 @@ static int rdma_usable(struct ctx *c)
 static void queued(struct ctx *c)
 {
 	pair_setup(c);
-	c->buf = pages(16);
+	c->buf = rds_pages(16);
 	rds_send(c->s, &c->ta, c->buf, 3 * PG, 0);
 	if (!rds_wait_readable(c->t, 3000))
 		RDS_FAIL("setup message not delivered");
@@ -552,7 +502,7 @@ static void queued(struct ctx *c)
 static void queued_ts(struct ctx *c)
 {
 	pair_setup(c);
-	c->buf = pages(16);
+	c->buf = rds_pages(16);
 	rds_set_int(c->t, SOL_SOCKET, SO_TIMESTAMP, 1);
 	rds_send(c->s, &c->ta, c->buf, 100, 0);
 	if (!rds_wait_readable(c->t, 3000))
@@ -565,7 +515,7 @@ static void queued_lat(struct ctx *c)
 				      .rx_trace_pos = { 0, 1 } };
 
 	pair_setup(c);
-	c->buf = pages(16);
+	c->buf = rds_pages(16);
 	if (setsockopt(c->t, SOL_RDS, SO_RDS_MSG_RXPATH_LATENCY, &tr,
 		       sizeof(tr)))
 		RDS_FAIL("SO_RDS_MSG_RXPATH_LATENCY: %s", strerror(errno));
@@ -627,14 +577,16 @@ static long call_poll(struct ctx *c)
 
 static long call_get_mr(struct ctx *c)
 {
-	return get_mr(c->t, c->buf, 5 * PG + 10, &c->cookie);
+	return rds_get_mr(c->t, c->buf, 5 * PG + 10, RDS_RDMA_READWRITE,
+			  &c->cookie);
 }
 
 static long call_get_mr_more(struct ctx *c)
 {
 	uint64_t cookie;
 
-	return get_mr(c->t, c->buf + 9 * PG, 5 * PG + 10, &cookie);
+	return rds_get_mr(c->t, c->buf + 9 * PG, 5 * PG + 10,
+			  RDS_RDMA_READWRITE, &cookie);
 }
 
 static long call_get_mr_for_dest(struct ctx *c)
@@ -761,7 +713,7 @@ static void busy(struct ctx *c)
 {
 	queued_notify(c);
 	rds_send(c->t, &c->sa, "x", 1, 0);
-	if (get_mr(c->s, c->buf + 14 * PG, PG, &c->scookie))
+	if (rds_get_mr(c->s, c->buf + 14 * PG, PG, RDS_RDMA_READWRITE, &c->scookie))
 		RDS_FAIL("RDS_GET_MR: %s", strerror(errno));
 }
 
@@ -1037,7 +989,7 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		c.s = c.t = c.u = c.modfd = -1;
 		c.seq = run_seq;
 		/* Nothing of ours may allocate inside the call: all set up. */
-		c.rbuf = pages(16);
+		c.rbuf = rds_pages(16);
 		/* Setup failures exit here, before anything is armed. */
 		alarm(60);
 		e->setup(&c);

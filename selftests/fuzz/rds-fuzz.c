@@ -52,15 +52,8 @@
 #include <linux/rds.h>
 #include <linux/sockios.h>
 
-#ifndef AF_RDS
-#define AF_RDS 21
-#endif
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
+#include "../lib/rds_compat.h"
+
 #ifndef SO_TIMESTAMP_NEW
 #define SO_TIMESTAMP_NEW 63
 #endif

@@ -129,30 +129,6 @@ static inline int rds_free_mr(int fd, uint64_t cookie, uint64_t flags)
 	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
 }
 
-/* sendmsg of @len bytes with one SOL_RDS cmsg (@type, @arg) to @to. */
-static inline ssize_t rds_send_cmsg(int fd, const struct rds_addr *to,
-				    const void *buf, size_t len, int type,
-				    const void *arg, size_t alen, int flags)
-{
-	char cbuf[CMSG_SPACE(sizeof(struct rds_rdma_args)) + 64];
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr m = {
-		.msg_name = to ? (void *)&to->ss : NULL,
-		.msg_namelen = to ? to->len : 0,
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = CMSG_SPACE(alen),
-	};
-	struct cmsghdr *c;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(alen);
-	memcpy(CMSG_DATA(c), arg, alen);
-	return sendmsg(fd, &m, flags);
-}
-
 /* An RDMA (write if @write) of the @nr local vectors at @iov. */
 static inline ssize_t rds_rdma(int fd, const struct rds_addr *to,
 			       uint64_t cookie, uint64_t raddr, uint64_t rbytes,

@@ -21,11 +21,9 @@
 #include <time.h>
 #include <linux/rds.h>
 
+#include "rds_compat.h"
 #include "rds_test.h"
 
-#ifndef AF_RDS
-#define AF_RDS 21
-#endif
 #ifndef PF_RDS
 #define PF_RDS AF_RDS
 #endif
@@ -178,6 +176,67 @@ static inline void rds_send(int fd, const struct rds_addr *to,
 			 strerror(errno));
 	if ((size_t)r != len)
 		RDS_FAIL("sendto returned %zd, expected %zu", r, len);
+}
+
+/* One control message: @len bytes at @data, at (@level, @type). */
+struct rds_cmsg {
+	int level, type;
+	const void *data;
+	size_t len;
+};
+
+/* Room for the control messages of one rds_sendmsg_cmsgs(). */
+#define RDS_CMSG_ROOM 512
+
+/*
+ * sendmsg of @len bytes at @buf to @to (NULL: no address) with the @n
+ * control messages at @cm, packed in a zeroed buffer; returns sendmsg's
+ * result (errno set), so tests can expect an error from it.
+ */
+static inline ssize_t rds_sendmsg_cmsgs(int fd, const struct rds_addr *to,
+					const void *buf, size_t len,
+					const struct rds_cmsg *cm, int n,
+					int flags)
+{
+	union {
+		char b[RDS_CMSG_ROOM];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = to ? (void *)&to->ss : NULL,
+		.msg_namelen = to ? to->len : 0,
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.b,
+	};
+	struct cmsghdr *c;
+	size_t room = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		room += CMSG_SPACE(cm[i].len);
+	if (room > sizeof(cbuf))
+		RDS_FAIL("control messages of %zu bytes: more than %zu",
+			 room, sizeof(cbuf));
+	memset(&cbuf, 0, sizeof(cbuf));
+	m.msg_controllen = room;
+	for (i = 0, c = CMSG_FIRSTHDR(&m); i < n; i++, c = CMSG_NXTHDR(&m, c)) {
+		c->cmsg_level = cm[i].level;
+		c->cmsg_type = cm[i].type;
+		c->cmsg_len = CMSG_LEN(cm[i].len);
+		memcpy(CMSG_DATA(c), cm[i].data, cm[i].len);
+	}
+	return sendmsg(fd, &m, flags);
+}
+
+/* The same with one SOL_RDS control message (@type, @arg). */
+static inline ssize_t rds_send_cmsg(int fd, const struct rds_addr *to,
+				    const void *buf, size_t len, int type,
+				    const void *arg, size_t alen, int flags)
+{
+	struct rds_cmsg cm = { SOL_RDS, type, arg, alen };
+
+	return rds_sendmsg_cmsgs(fd, to, buf, len, &cm, 1, flags);
 }
 
 static inline long long rds_now_ms(void);

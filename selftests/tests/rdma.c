@@ -14,126 +14,22 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
+#include "../lib/rds_harden.h"
 
 #define PG 4096
-
-static void *pages(size_t n)
-{
-	void *p = mmap(NULL, n * PG, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		RDS_FAIL("mmap: %s", strerror(errno));
-	memset(p, 0, n * PG);
-	return p;
-}
-
-static int get_mr(int fd, void *addr, uint64_t len, uint64_t flags,
-		  uint64_t *cookie)
-{
-	struct rds_get_mr_args a = {
-		.vec = { .addr = (uintptr_t)addr, .bytes = len },
-		.cookie_addr = (uintptr_t)cookie,
-		.flags = flags,
-	};
-
-	return setsockopt(fd, SOL_RDS, RDS_GET_MR, &a, sizeof(a));
-}
-
-static int free_mr(int fd, uint64_t cookie, uint64_t flags)
-{
-	struct rds_free_mr_args a = { .cookie = cookie, .flags = flags };
-
-	return setsockopt(fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
-}
-
-/* sendmsg with one SOL_RDS cmsg of @type carrying @arg. */
-static ssize_t send_with(int fd, const struct rds_addr *to, const void *buf,
-			 size_t len, int type, const void *arg, size_t alen)
-{
-	char cbuf[CMSG_SPACE(sizeof(struct rds_rdma_args))];
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr m = {
-		.msg_name = (void *)&to->ss, .msg_namelen = to->len,
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = CMSG_SPACE(alen),
-	};
-	struct cmsghdr *c;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_RDS;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(alen);
-	memcpy(CMSG_DATA(c), arg, alen);
-	return sendmsg(fd, &m, 0);
-}
-
-static ssize_t rdma(int fd, const struct rds_addr *to, uint64_t cookie,
-		    uint64_t raddr, uint64_t rbytes, struct rds_iovec *iov,
-		    uint64_t nr, uint64_t flags, uint64_t token)
-{
-	struct rds_rdma_args a = {
-		.cookie = cookie,
-		.remote_vec = { .addr = raddr, .bytes = rbytes },
-		.local_vec_addr = (uintptr_t)iov,
-		.nr_local = nr,
-		.flags = flags,
-		.user_token = token,
-	};
-
-	return send_with(fd, to, "", 0, RDS_CMSG_RDMA_ARGS, &a, sizeof(a));
-}
 
 /* Wait for one RDS_CMSG_RDMA_STATUS; returns its status, checks token. */
 static int wait_status(int fd, uint64_t token)
 {
-	char cbuf[CMSG_SPACE(sizeof(struct rds_rdma_notify))];
-	long long end = rds_now_ms() + 3000;
 	struct rds_rdma_notify n;
-	struct msghdr m;
-	struct cmsghdr *c;
-	char buf[16];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 
-	for (;;) {
-		memset(&m, 0, sizeof(m));
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
-		if (recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
-			break;
-		if (errno != EAGAIN)
-			RDS_FAIL("recvmsg: %s", strerror(errno));
-		if (rds_now_ms() > end)
-			RDS_FAIL("no RDMA notification");
-		rds_sleep_ms(5);
-	}
-	c = rds_find_cmsg(&m, SOL_RDS, RDS_CMSG_RDMA_STATUS);
-	if (!c)
-		RDS_FAIL("message without RDS_CMSG_RDMA_STATUS");
-	memcpy(&n, CMSG_DATA(c), sizeof(n));
+	if (rds_get_notify(fd, &n, 3000))
+		RDS_FAIL("no RDMA notification");
 	if (n.user_token != token)
 		RDS_FAIL("token %llu, expected %llu",
 			 (unsigned long long)n.user_token,
 			 (unsigned long long)token);
 	return n.status;
-}
-
-static long obj_count(const char *name)
-{
-	FILE *f = fopen("/sys/kernel/debug/rds/objects", "r");
-	char n[64];
-	long v, ret = -1;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", n, &v) == 2)
-		if (!strcmp(n, name))
-			ret = v;
-	fclose(f);
-	return ret;
 }
 
 static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
@@ -155,35 +51,35 @@ static void pair(int *t, struct rds_addr *ta, int *s)
 
 RDS_TEST(get_mr_unbound_enotconn)
 {
-	char *buf = pages(1);
+	char *buf = rds_pages(1);
 	uint64_t cookie = 0;
 	int fd = rds_socket();
 
 	/* Linux answers the same (with an apology in its source). */
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, 100, 0, &cookie), ENOTCONN);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, 100, 0, &cookie), ENOTCONN);
 	close(fd);
 }
 
 RDS_TEST(get_mr_returns_cookie)
 {
-	char *buf = pages(2);
+	char *buf = rds_pages(2);
 	uint64_t cookie = 0, c2 = 0;
 	int fd;
 
 	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
 	fd = rds_bound("127.0.0.1", 0, NULL);
-	RDS_EXPECT_OK(get_mr(fd, buf + 100, 5000, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(fd, buf + 100, 5000, 0, &cookie));
 	RDS_EXPECT((uint32_t)cookie != 0);
 	RDS_EXPECT((cookie >> 32) == 100);	/* offset in the first page */
-	RDS_EXPECT_OK(get_mr(fd, buf, PG, 0, &c2));
+	RDS_EXPECT_OK(rds_get_mr(fd, buf, PG, 0, &c2));
 	RDS_EXPECT((uint32_t)c2 != (uint32_t)cookie);
 	RDS_EXPECT((c2 >> 32) == 0);
-	RDS_EXPECT(obj_count("mrs") < 0 || obj_count("mrs") >= 2);
-	RDS_EXPECT_OK(free_mr(fd, cookie, 0));
-	RDS_EXPECT_ERRNO(free_mr(fd, cookie, 0), EINVAL);
-	RDS_EXPECT_OK(free_mr(fd, c2, 0));
+	RDS_EXPECT(rds_obj("mrs") < 0 || rds_obj("mrs") >= 2);
+	RDS_EXPECT_OK(rds_free_mr(fd, cookie, 0));
+	RDS_EXPECT_ERRNO(rds_free_mr(fd, cookie, 0), EINVAL);
+	RDS_EXPECT_OK(rds_free_mr(fd, c2, 0));
 	/* A zero cookie is a flush: fine, even with nothing to flush. */
-	RDS_EXPECT_OK(free_mr(fd, 0, 0));
+	RDS_EXPECT_OK(rds_free_mr(fd, 0, 0));
 	close(fd);
 }
 
@@ -191,7 +87,7 @@ RDS_TEST(get_mr_for_dest)
 {
 	struct rds_get_mr_for_dest_args a;
 	struct rds_addr ta;
-	char *buf = pages(1);
+	char *buf = rds_pages(1);
 	uint64_t cookie = 0;
 	int t, s;
 
@@ -213,29 +109,29 @@ RDS_TEST(get_mr_for_dest)
 
 RDS_TEST(get_mr_bad_args)
 {
-	char *buf = pages(1);
+	char *buf = rds_pages(1);
 	struct rds_get_mr_args a = { 0 };
 	uint64_t cookie = 0;
 	int fd;
 
 	RDS_SKIP_IF_INTREE("no RDS_GET_MR on loopback");
 	fd = rds_bound("127.0.0.1", 0, NULL);
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, 0, 0, &cookie), EINVAL);
-	RDS_EXPECT_ERRNO(get_mr(fd, (void *)(uintptr_t)-4096, 8192, 0,
-				&cookie), EINVAL);
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, (1u << 20) + 2 * PG, 0, &cookie),
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, 0, 0, &cookie), EINVAL);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, (void *)(uintptr_t)-4096, 8192, 0,
+				    &cookie), EINVAL);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, (1u << 20) + 2 * PG, 0, &cookie),
 			 EMSGSIZE);
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, 100, 0, (uint64_t *)8), EFAULT);
-	RDS_EXPECT_ERRNO(get_mr(fd, (void *)8, 100, 0, &cookie), EFAULT);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, 100, 0, (uint64_t *)8), EFAULT);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, (void *)8, 100, 0, &cookie), EFAULT);
 	RDS_EXPECT_ERRNO(setsockopt(fd, SOL_RDS, RDS_GET_MR, &a,
 				    sizeof(a) - 1), EINVAL);
-	RDS_EXPECT(obj_count("mrs") <= 0);
+	RDS_EXPECT(rds_obj("mrs") <= 0);
 	close(fd);
 }
 
 RDS_TEST(write_then_read_with_notify)
 {
-	unsigned char *tbuf = pages(4), *lbuf = pages(4);
+	unsigned char *tbuf = rds_pages(4), *lbuf = rds_pages(4);
 	struct rds_iovec iov = { 0 };
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -244,14 +140,14 @@ RDS_TEST(write_then_read_with_notify)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, tbuf, 4 * PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, 4 * PG, 0, &cookie));
 
 	/* Write 3 pages of pattern to the target, with a message behind. */
 	rds_fill(lbuf, 3 * PG, 7);
 	iov.addr = (uintptr_t)lbuf;
 	iov.bytes = 3 * PG;
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 3 * PG, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 11) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 3 * PG, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 11, 0) == 0);
 	RDS_EXPECT(wait_status(s, 11) == RDS_RDMA_SUCCESS);
 	/* The message arrives after the data. */
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
@@ -262,8 +158,8 @@ RDS_TEST(write_then_read_with_notify)
 	rds_fill(tbuf, 4 * PG, 9);
 	memset(lbuf, 0, 4 * PG);
 	iov.bytes = 4 * PG;
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 4 * PG, &iov, 1,
-			RDS_RDMA_NOTIFY_ME, 12) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 4 * PG, &iov, 1,
+			    RDS_RDMA_NOTIFY_ME, 12, 0) == 0);
 	RDS_EXPECT(wait_status(s, 12) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(!memcmp(tbuf, lbuf, 4 * PG));
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
@@ -274,7 +170,7 @@ RDS_TEST(write_then_read_with_notify)
 
 	/* No NOTIFY_ME, success: nothing to report. */
 	iov.bytes = PG;
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, PG, &iov, 1, 0, 13) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, PG, &iov, 1, 0, 13, 0) == 0);
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
 	RDS_EXPECT_ERRNO(recv(s, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
 	close(t);
@@ -283,7 +179,7 @@ RDS_TEST(write_then_read_with_notify)
 
 RDS_TEST(offsets_and_vectors)
 {
-	unsigned char *tbuf = pages(3), *lbuf = pages(3), *want = pages(3);
+	unsigned char *tbuf = rds_pages(3), *lbuf = rds_pages(3), *want = rds_pages(3);
 	struct rds_iovec iov[3];
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -293,7 +189,7 @@ RDS_TEST(offsets_and_vectors)
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
 	/* Region: 9000 bytes from offset 333 of the first page. */
-	RDS_EXPECT_OK(get_mr(t, tbuf + 333, 9000, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf + 333, 9000, 0, &cookie));
 	rds_fill(lbuf, 3 * PG, 3);
 	iov[0].addr = (uintptr_t)lbuf + 10;
 	iov[0].bytes = 100;
@@ -302,8 +198,8 @@ RDS_TEST(offsets_and_vectors)
 	iov[2].addr = (uintptr_t)lbuf + 2 * PG + 1;
 	iov[2].bytes = 7;
 	/* remote_vec.addr is an offset into the region (cookie's included). */
-	RDS_EXPECT(rdma(s, &ta, cookie, 1000, 4107, iov, 3,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 1000, 4107, iov, 3,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, 0) == 0);
 	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
 	memcpy(want + 333 + 1000, lbuf + 10, 100);
@@ -314,8 +210,8 @@ RDS_TEST(offsets_and_vectors)
 	/* The whole region exactly, then one byte past it. */
 	iov[0].addr = (uintptr_t)lbuf;
 	iov[0].bytes = 9000;
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 9000, iov, 1, RDS_RDMA_NOTIFY_ME,
-			2) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 9000, iov, 1, RDS_RDMA_NOTIFY_ME,
+			    2, 0) == 0);
 	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(!memcmp(lbuf, tbuf + 333, 9000));
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
@@ -325,7 +221,7 @@ RDS_TEST(offsets_and_vectors)
 
 RDS_TEST(range_beyond_mr_refused)
 {
-	unsigned char *tbuf = pages(3), *lbuf = pages(3);
+	unsigned char *tbuf = rds_pages(3), *lbuf = rds_pages(3);
 	struct rds_iovec iov;
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -334,21 +230,21 @@ RDS_TEST(range_beyond_mr_refused)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, tbuf + 100, 2 * PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf + 100, 2 * PG, 0, &cookie));
 	memset(lbuf, 0xab, 3 * PG);
 	iov.addr = (uintptr_t)lbuf;
 	iov.bytes = 2 * PG;
 	/* One byte too far. */
-	RDS_EXPECT(rdma(s, &ta, cookie, 1, 2 * PG, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 5) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 1, 2 * PG, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 5, 0) == 0);
 	RDS_EXPECT(wait_status(s, 5) == RDS_RDMA_REMOTE_ERROR);
 	/* Far beyond, and a wrapping offset. */
 	iov.bytes = 16;
-	RDS_EXPECT(rdma(s, &ta, cookie, 1 << 20, 16, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 6) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 1 << 20, 16, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 6, 0) == 0);
 	RDS_EXPECT(wait_status(s, 6) == RDS_RDMA_REMOTE_ERROR);
-	RDS_EXPECT(rdma(s, &ta, cookie, (uint64_t)-200, 16, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 7) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, (uint64_t)-200, 16, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 7, 0) == 0);
 	RDS_EXPECT(wait_status(s, 7) == RDS_RDMA_REMOTE_ERROR);
 	RDS_EXPECT(all_bytes(tbuf, 3 * PG, 0));
 	/* The message behind a failed RDMA is not delivered. */
@@ -359,7 +255,7 @@ RDS_TEST(range_beyond_mr_refused)
 
 RDS_TEST(bad_and_freed_cookies_remote_error)
 {
-	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
 	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
 	struct rds_addr ta, oa;
 	uint64_t cookie = 0, other = 0;
@@ -370,26 +266,26 @@ RDS_TEST(bad_and_freed_cookies_remote_error)
 	pair(&t, &ta, &s);
 	o = rds_bound("127.0.0.1", 0, &oa);
 	memset(lbuf, 0x5a, PG);
-	RDS_EXPECT_OK(get_mr(t, tbuf, PG, 0, &cookie));
-	RDS_EXPECT_OK(get_mr(o, tbuf, PG, 0, &other));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(o, tbuf, PG, 0, &other));
 
 	/* A key nobody registered. */
-	RDS_EXPECT(rdma(s, &ta, cookie ^ 0x5555, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie ^ 0x5555, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, 0) == 0);
 	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_REMOTE_ERROR);
 	/* Another socket's key: it is not the target's. */
-	RDS_EXPECT(rdma(s, &ta, other, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, other, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2, 0) == 0);
 	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_REMOTE_ERROR);
 	/* A freed key. */
-	RDS_EXPECT_OK(free_mr(t, cookie, 0));
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3) == 0);
+	RDS_EXPECT_OK(rds_free_mr(t, cookie, 0));
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3, 0) == 0);
 	RDS_EXPECT(wait_status(s, 3) == RDS_RDMA_REMOTE_ERROR);
 	/* Errors are reported with RDS_RECVERR even without NOTIFY_ME. */
 	rds_set_int(s, SOL_RDS, RDS_RECVERR, 1);
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1, RDS_RDMA_READWRITE,
-			4) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1, RDS_RDMA_READWRITE,
+			    4, 0) == 0);
 	RDS_EXPECT(wait_status(s, 4) == RDS_RDMA_REMOTE_ERROR);
 	RDS_EXPECT(all_bytes(tbuf, PG, 0));
 	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
@@ -400,7 +296,7 @@ RDS_TEST(bad_and_freed_cookies_remote_error)
 
 RDS_TEST(use_once_dies_after_one_use)
 {
-	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
 	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -409,28 +305,28 @@ RDS_TEST(use_once_dies_after_one_use)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, tbuf, PG, RDS_RDMA_USE_ONCE, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, RDS_RDMA_USE_ONCE, &cookie));
 	memset(lbuf, 1, PG);
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, 0) == 0);
 	RDS_EXPECT(wait_status(s, 1) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
 	RDS_EXPECT(all_bytes(tbuf, 64, 1) && all_bytes(tbuf + 64, PG - 64, 0));
 	memset(lbuf, 2, PG);
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 2, 0) == 0);
 	RDS_EXPECT(wait_status(s, 2) == RDS_RDMA_REMOTE_ERROR);
 	RDS_EXPECT(all_bytes(tbuf, 64, 1));
 	/* Gone from the table: freeing it is an unknown cookie. */
-	RDS_EXPECT_ERRNO(free_mr(t, cookie, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_free_mr(t, cookie, 0), EINVAL);
 	close(t);
 	close(s);
-	RDS_EXPECT(obj_count("mrs") <= 0);
+	RDS_EXPECT(rds_obj("mrs") <= 0);
 }
 
 RDS_TEST(rdma_map_delivers_rdma_dest)
 {
-	unsigned char *abuf = pages(2), *lbuf = pages(2);
+	unsigned char *abuf = rds_pages(2), *lbuf = rds_pages(2);
 	char cbuf[CMSG_SPACE(sizeof(uint64_t)) + 64];
 	struct rds_iovec iov = { (uintptr_t)lbuf, 1000 };
 	struct rds_addr aa, ba;
@@ -448,8 +344,8 @@ RDS_TEST(rdma_map_delivers_rdma_dest)
 	m.vec.addr = (uintptr_t)abuf + 50;
 	m.vec.bytes = 2000;
 	m.cookie_addr = (uintptr_t)&cookie;
-	RDS_EXPECT(send_with(a, &ba, "req", 3, RDS_CMSG_RDMA_MAP, &m,
-			     sizeof(m)) == 3);
+	RDS_EXPECT(rds_send_cmsg(a, &ba, "req", 3, RDS_CMSG_RDMA_MAP, &m,
+				 sizeof(m), 0) == 3);
 	RDS_EXPECT(cookie != 0 && (cookie >> 32) == 50);
 
 	RDS_EXPECT(rds_wait_readable(b, 2000));
@@ -467,14 +363,14 @@ RDS_TEST(rdma_map_delivers_rdma_dest)
 
 	/* B writes into A's region with the cookie it was given. */
 	rds_fill(lbuf, 1000, 4);
-	RDS_EXPECT(rdma(b, &aa, got, 0, 1000, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 8) == 0);
+	RDS_EXPECT(rds_rdma(b, &aa, got, 0, 1000, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 8, 0) == 0);
 	RDS_EXPECT(wait_status(b, 8) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(!memcmp(abuf + 50, lbuf, 1000));
 
 	/* RDS_CMSG_RDMA_DEST names an existing region the same way. */
-	RDS_EXPECT(send_with(a, &ba, "again", 5, RDS_CMSG_RDMA_DEST, &cookie,
-			     sizeof(cookie)) == 5);
+	RDS_EXPECT(rds_send_cmsg(a, &ba, "again", 5, RDS_CMSG_RDMA_DEST, &cookie,
+				 sizeof(cookie), 0) == 5);
 	RDS_EXPECT(rds_wait_readable(b, 2000));
 	mh.msg_controllen = sizeof(cbuf);
 	got = 0;
@@ -485,15 +381,15 @@ RDS_TEST(rdma_map_delivers_rdma_dest)
 	RDS_EXPECT(got == cookie);
 	/* ... but only one of ours. */
 	got = cookie ^ 0x77;
-	RDS_EXPECT_ERRNO(send_with(a, &ba, "x", 1, RDS_CMSG_RDMA_DEST, &got,
-				   sizeof(got)), EINVAL);
+	RDS_EXPECT_ERRNO(rds_send_cmsg(a, &ba, "x", 1, RDS_CMSG_RDMA_DEST, &got,
+				       sizeof(got), 0), EINVAL);
 	close(a);
 	close(b);
 }
 
 RDS_TEST(rdma_args_limits)
 {
-	unsigned char *lbuf = pages(1);
+	unsigned char *lbuf = rds_pages(1);
 	struct rds_iovec iov[2] = { { (uintptr_t)lbuf, 64 } };
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -501,29 +397,29 @@ RDS_TEST(rdma_args_limits)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, lbuf, PG, 0, &cookie));
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 0, 0, 0), EINVAL);
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1025, 0, 0),
+	RDS_EXPECT_OK(rds_get_mr(t, lbuf, PG, 0, &cookie));
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, iov, 0, 0, 0, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, iov, 1025, 0, 0, 0),
 			 EMSGSIZE);
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1ull << 62, 0, 0),
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, iov, 1ull << 62, 0, 0, 0),
 			 EMSGSIZE);
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, (void *)8, 1, 0, 0),
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, (void *)8, 1, 0, 0, 0),
 			 EFAULT);
 	/* An iovec that wraps, one that is empty. */
 	iov[1].addr = (uint64_t)-100;
 	iov[1].bytes = 200;
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0, 0), EINVAL);
 	iov[1].addr = (uintptr_t)lbuf;
 	iov[1].bytes = 0;
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 1000, iov, 2, 0, 0, 0), EINVAL);
 	/* More than 1 MiB in total, more local bytes than remote. */
 	iov[1].bytes = 1u << 20;
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 2u << 20, iov, 2, 0, 0),
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 2u << 20, iov, 2, 0, 0, 0),
 			 EMSGSIZE);
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 63, iov, 1, 0, 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 63, iov, 1, 0, 0, 0), EINVAL);
 	/* Unmapped local memory. */
 	iov[0].addr = 4096;
-	RDS_EXPECT_ERRNO(rdma(s, &ta, cookie, 0, 64, iov, 1, 0, 0), EFAULT);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, iov, 1, 0, 0, 0), EFAULT);
 	/* An atomic's local word must be 8-byte aligned (EFAULT, as Linux);
 	 * one operation per message.
 	 */
@@ -532,48 +428,48 @@ RDS_TEST(rdma_args_limits)
 			.cookie = cookie, .local_addr = (uintptr_t)lbuf + 4,
 		};
 
-		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
-					   &at, sizeof(at)), EFAULT);
-		RDS_EXPECT_ERRNO(send_with(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
-					   &at, sizeof(at) - 8), EINVAL);
+		RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+					       &at, sizeof(at), 0), EFAULT);
+		RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+					       &at, sizeof(at) - 8, 0), EINVAL);
 	}
 	close(t);
 	close(s);
-	RDS_EXPECT(obj_count("messages") <= 0);
+	RDS_EXPECT(rds_obj("messages") <= 0);
 }
 
 RDS_TEST(close_frees_everything)
 {
-	unsigned char *buf = pages(16), *lbuf = pages(1);
+	unsigned char *buf = rds_pages(16), *lbuf = rds_pages(1);
 	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
 	struct rds_addr ta;
 	uint64_t cookie[8];
 	int t, s, i;
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
-	if (obj_count("mrs") < 0)
+	if (rds_obj("mrs") < 0)
 		rds_test_skip("no /sys/kernel/debug/rds/objects");
 	pair(&t, &ta, &s);
 	for (i = 0; i < 8; i++)
-		RDS_EXPECT_OK(get_mr(t, buf + i * 2 * PG, 2 * PG, 0,
-				     &cookie[i]));
-	RDS_EXPECT(obj_count("mrs") >= 8);
+		RDS_EXPECT_OK(rds_get_mr(t, buf + i * 2 * PG, 2 * PG, 0,
+					 &cookie[i]));
+	RDS_EXPECT(rds_obj("mrs") >= 8);
 	/* An undelivered notification is freed with its socket too. */
-	RDS_EXPECT(rdma(s, &ta, cookie[3], 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie[3], 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, 0) == 0);
 	close(t);
 	close(s);
-	RDS_EXPECT(obj_count("mrs") == 0);
+	RDS_EXPECT(rds_obj("mrs") == 0);
 	/* Pages are unpinned: the memory can go away. */
 	RDS_EXPECT_OK(munmap(buf, 16 * PG));
 	/* Flush-all frees every region of a socket. */
 	t = rds_bound("127.0.0.1", 0, NULL);
-	buf = pages(2);
-	RDS_EXPECT_OK(get_mr(t, buf, PG, 0, &cookie[0]));
-	RDS_EXPECT_OK(get_mr(t, buf + PG, PG, 0, &cookie[1]));
-	RDS_EXPECT_OK(free_mr(t, 0, RDS_RDMA_INVALIDATE));
-	RDS_EXPECT(obj_count("mrs") == 0);
-	RDS_EXPECT_ERRNO(free_mr(t, cookie[0], 0), EINVAL);
+	buf = rds_pages(2);
+	RDS_EXPECT_OK(rds_get_mr(t, buf, PG, 0, &cookie[0]));
+	RDS_EXPECT_OK(rds_get_mr(t, buf + PG, PG, 0, &cookie[1]));
+	RDS_EXPECT_OK(rds_free_mr(t, 0, RDS_RDMA_INVALIDATE));
+	RDS_EXPECT(rds_obj("mrs") == 0);
+	RDS_EXPECT_ERRNO(rds_free_mr(t, cookie[0], 0), EINVAL);
 	close(t);
 }
 
@@ -609,14 +505,14 @@ static int atomic_op(int fd, const struct rds_addr *to, int type,
 		at.m_cswp.swap_mask = d;
 		break;
 	}
-	if (send_with(fd, to, "", 0, type, &at, sizeof(at)) != 0)
+	if (rds_send_cmsg(fd, to, "", 0, type, &at, sizeof(at), 0) != 0)
 		RDS_FAIL("atomic sendmsg: %s", strerror(errno));
 	return wait_status(fd, token);
 }
 
 RDS_TEST(atomics)
 {
-	uint64_t *tw = pages(1), *res = pages(1);
+	uint64_t *tw = rds_pages(1), *res = rds_pages(1);
 	struct rds_addr ta;
 	uint64_t cookie = 0;
 	char msg[8];
@@ -624,7 +520,7 @@ RDS_TEST(atomics)
 
 	RDS_SKIP_IF_INTREE("no atomics on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, tw, 64, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tw, 64, 0, &cookie));
 	tw[1] = 100;
 	RDS_EXPECT(atomic_op(s, &ta, RDS_CMSG_ATOMIC_FADD, cookie, 8, &res[0],
 			     5, 0, 0, 0, 1) == RDS_RDMA_SUCCESS);
@@ -665,7 +561,7 @@ RDS_TEST(atomics)
 RDS_TEST(free_mr_races_rdma)
 {
 	volatile uint64_t *shared;
-	unsigned char *tbuf = pages(64);
+	unsigned char *tbuf = rds_pages(64);
 	const char *failed = NULL;
 	struct rds_addr ta;
 	int t, s, round, st, err = 0, reaped;
@@ -680,7 +576,7 @@ RDS_TEST(free_mr_races_rdma)
 	pair(&t, &ta, &s);
 	pid = RDS_EXPECT_OK(fork());
 	if (pid == 0) {
-		unsigned char *lbuf = pages(64);
+		unsigned char *lbuf = rds_pages(64);
 		struct rds_iovec iov = { (uintptr_t)lbuf, 64 * PG };
 		char c[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
 		struct msghdr m;
@@ -694,8 +590,8 @@ RDS_TEST(free_mr_races_rdma)
 		memset(lbuf, 0xff, 64 * PG);
 		while (!shared[1]) {
 			if (shared[0])
-				rdma(s, &ta, shared[0], 0, 64 * PG, &iov, 1,
-				     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1);
+				rds_rdma(s, &ta, shared[0], 0, 64 * PG, &iov, 1,
+					 RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1, 0);
 			memset(&m, 0, sizeof(m));
 			m.msg_control = c;
 			m.msg_controllen = sizeof(c);
@@ -711,14 +607,14 @@ RDS_TEST(free_mr_races_rdma)
 		char msg[8];
 
 		memset(tbuf, 0, 64 * PG);
-		if (get_mr(t, tbuf, 64 * PG, 0, &cookie)) {
+		if (rds_get_mr(t, tbuf, 64 * PG, 0, &cookie)) {
 			err = errno;
 			failed = "RDS_GET_MR";
 			break;
 		}
 		shared[0] = cookie;
 		rds_sleep_ms(3);
-		if (free_mr(t, cookie, 0)) {
+		if (rds_free_mr(t, cookie, 0)) {
 			err = errno;
 			failed = "RDS_FREE_MR";
 			break;
@@ -747,7 +643,7 @@ RDS_TEST(free_mr_races_rdma)
 RDS_TEST(memlock_accounting)
 {
 	struct rlimit rl = { 2 * PG, 2 * PG };
-	char *buf = pages(4);
+	char *buf = rds_pages(4);
 	uint64_t c1 = 0, c2 = 0;
 	int fd;
 
@@ -755,21 +651,21 @@ RDS_TEST(memlock_accounting)
 	fd = rds_bound("127.0.0.1", 0, NULL);
 	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
 	RDS_EXPECT_OK(setresuid(65534, 65534, 65534));	/* drops all caps */
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, 3 * PG, 0, &c1), ENOMEM);
-	RDS_EXPECT_OK(get_mr(fd, buf, 2 * PG, 0, &c1));
-	RDS_EXPECT_ERRNO(get_mr(fd, buf + 2 * PG, PG, 0, &c2), ENOMEM);
-	RDS_EXPECT_OK(free_mr(fd, c1, 0));
-	RDS_EXPECT_OK(get_mr(fd, buf + 2 * PG, PG, 0, &c2));
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, 3 * PG, 0, &c1), ENOMEM);
+	RDS_EXPECT_OK(rds_get_mr(fd, buf, 2 * PG, 0, &c1));
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf + 2 * PG, PG, 0, &c2), ENOMEM);
+	RDS_EXPECT_OK(rds_free_mr(fd, c1, 0));
+	RDS_EXPECT_OK(rds_get_mr(fd, buf + 2 * PG, PG, 0, &c2));
 	rl.rlim_cur = 0;
 	RDS_EXPECT_OK(setrlimit(RLIMIT_MEMLOCK, &rl));
-	RDS_EXPECT_ERRNO(get_mr(fd, buf, PG, 0, &c1), EPERM);
+	RDS_EXPECT_ERRNO(rds_get_mr(fd, buf, PG, 0, &c1), EPERM);
 	close(fd);
 }
 
 /* A region may be read and written by an RDMA from its own socket. */
 RDS_TEST(rdma_to_self)
 {
-	unsigned char *buf = pages(2);
+	unsigned char *buf = rds_pages(2);
 	struct rds_iovec iov = { (uintptr_t)buf + PG, 100 };
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -778,10 +674,10 @@ RDS_TEST(rdma_to_self)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	t = rds_bound("127.0.0.1", 0, &ta);
-	RDS_EXPECT_OK(get_mr(t, buf, PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, buf, PG, 0, &cookie));
 	rds_fill(buf + PG, 100, 1);
-	RDS_EXPECT(rdma(t, &ta, cookie, 20, 100, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3) == 0);
+	RDS_EXPECT(rds_rdma(t, &ta, cookie, 20, 100, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3, 0) == 0);
 	RDS_EXPECT(wait_status(t, 3) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
 	RDS_EXPECT(!memcmp(buf + 20, buf + PG, 100));
@@ -793,7 +689,7 @@ RDS_TEST(rdma_to_self)
  */
 RDS_TEST(silent_rdma_not_delivered)
 {
-	unsigned char *tbuf = pages(1), *lbuf = pages(1);
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
 	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
 	struct rds_addr ta;
 	uint64_t cookie = 0;
@@ -802,11 +698,11 @@ RDS_TEST(silent_rdma_not_delivered)
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	pair(&t, &ta, &s);
-	RDS_EXPECT_OK(get_mr(t, tbuf, PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
 	memset(lbuf, 9, 64);
-	RDS_EXPECT(rdma(s, &ta, cookie, 0, 64, &iov, 1,
-			RDS_RDMA_READWRITE | RDS_RDMA_SILENT |
-			RDS_RDMA_NOTIFY_ME, 4) == 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_SILENT |
+			    RDS_RDMA_NOTIFY_ME, 4, 0) == 0);
 	RDS_EXPECT(wait_status(s, 4) == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(all_bytes(tbuf, 64, 9));
 	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);

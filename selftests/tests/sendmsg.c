@@ -7,35 +7,6 @@
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
-
-static ssize_t send_cmsg(int fd, const struct rds_addr *to, const void *buf,
-			 size_t len, int level, int type, const void *data,
-			 size_t dlen, int flags)
-{
-	char cbuf[CMSG_SPACE(64)];
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr m = {
-		.msg_name = (void *)&to->ss, .msg_namelen = to->len,
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = CMSG_SPACE(dlen),
-	};
-	struct cmsghdr *c;
-
-	memset(cbuf, 0, sizeof(cbuf));
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = level;
-	c->cmsg_type = type;
-	c->cmsg_len = CMSG_LEN(dlen);
-	memcpy(CMSG_DATA(c), data, dlen);
-	return sendmsg(fd, &m, flags);
-}
-
 RDS_TEST(unbound_enotconn)
 {
 	struct rds_addr to = rds_addr4("127.0.0.1", 6001);
@@ -285,19 +256,21 @@ RDS_TEST(unknown_rds_cmsg_einval)
 	uint64_t v = 0;
 	char buf[8];
 
-	RDS_EXPECT_ERRNO(send_cmsg(s, &ra, "x", 1, SOL_RDS, 100, &v,
-				   sizeof(v), 0), EINVAL);
-	RDS_EXPECT_ERRNO(send_cmsg(s, &ra, "x", 1, SOL_RDS, 10, &v,
-				   sizeof(v), 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, "x", 1, 100, &v,
+				       sizeof(v), 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, "x", 1, 10, &v,
+				       sizeof(v), 0), EINVAL);
 	/* A receive-only cmsg type is not valid on send. */
-	RDS_EXPECT_ERRNO(send_cmsg(s, &ra, "x", 1, SOL_RDS,
-				   RDS_CMSG_CONG_UPDATE, &v, sizeof(v), 0),
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, "x", 1,
+				       RDS_CMSG_CONG_UPDATE, &v, sizeof(v), 0),
 			 EINVAL);
 	/* Nothing was queued by the failed sends. */
 	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
 	/* cmsgs at other levels are ignored. */
-	RDS_EXPECT(send_cmsg(s, &ra, "y", 1, SOL_SOCKET, 12345, &v, sizeof(v),
-			     0) == 1);
+	RDS_EXPECT(rds_sendmsg_cmsgs(s, &ra, "y", 1,
+				     &(struct rds_cmsg){ SOL_SOCKET, 12345, &v,
+							 sizeof(v) },
+				     1, 0) == 1);
 	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 2000) == 1);
 	RDS_EXPECT(buf[0] == 'y');
 	close(r);
@@ -316,15 +289,15 @@ RDS_TEST(msg_zerocopy_rules)
 	RDS_EXPECT_ERRNO(sendto(s, "x", 1, MSG_ZEROCOPY, &ra.sa, ra.len),
 			 EINVAL);
 	/* A cookie without SO_ZEROCOPY. */
-	RDS_EXPECT_ERRNO(send_cmsg(s, &ra, "x", 1, SOL_RDS,
-				   RDS_CMSG_ZCOPY_COOKIE, &cookie,
-				   sizeof(cookie), 0), EINVAL);
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, "x", 1,
+				       RDS_CMSG_ZCOPY_COOKIE, &cookie,
+				       sizeof(cookie), 0), EINVAL);
 	/* SO_ZEROCOPY is accepted on RDS sockets ... */
 	rds_set_int(s, SOL_SOCKET, SO_ZEROCOPY, 1);
 	/* ... but zero copy is a TCP-transport feature. */
-	RDS_EXPECT_ERRNO(send_cmsg(s, &ra, "x", 1, SOL_RDS,
-				   RDS_CMSG_ZCOPY_COOKIE, &cookie,
-				   sizeof(cookie), MSG_ZEROCOPY), EOPNOTSUPP);
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, "x", 1,
+				       RDS_CMSG_ZCOPY_COOKIE, &cookie,
+				       sizeof(cookie), MSG_ZEROCOPY), EOPNOTSUPP);
 	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
 	close(r);
 	close(s);
