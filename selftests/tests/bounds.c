@@ -129,6 +129,10 @@ static void memory_bound(size_t size, int rcvbuf)
 	if (nr > got / (long)(size + MIN_OVH) + 1)
 		RDS_FAIL("%ld messages of %zu bytes held, SO_RCVBUF %d", nr,
 			 size, got);
+	/* The measured figures, for the record. */
+	printf("# %zu-byte messages: %ld held (%ld payload bytes, %ld with "
+	       "the %d-byte per-message charge), SO_RCVBUF %d\n", size, nr,
+	       bytes, bytes + nr * 256, 256, got);
 	if (inc0 >= 0 && rds_obj("incoming") - inc0 > nr + 1)
 		RDS_FAIL("%ld incoming objects for %ld queued messages",
 			 rds_obj("incoming") - inc0, nr);
