@@ -73,16 +73,38 @@ static int rds_insert_bound(struct rds_net *rn, struct rds_sock *rs,
 	return ret;
 }
 
+static int rds_add_bound_locked(struct rds_net *rn, struct rds_sock *rs,
+				const struct in6_addr *addr, __be16 port,
+				u32 scope_id);
+
 /* Insert @rs at @port, or at a free ephemeral port when @port is 0. */
 static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 			 const struct in6_addr *addr, __be16 port,
 			 u32 scope_id)
 {
+	int ret;
+
+	sock_owned_by_me(rds_rs_to_sk(rs));
+	/* Binds of one namespace run one at a time: bind is not a fast
+	 * path, and concurrent rhashtable_lookup_insert_fast() of one key
+	 * were seen to both succeed, rarely (ours on 6.1, Linux's RDS on
+	 * 6.12; cause not found). Serialized, a key is inserted once.
+	 */
+	mutex_lock(&rn->bind_mutex);
+	ret = rds_add_bound_locked(rn, rs, addr, port, scope_id);
+	mutex_unlock(&rn->bind_mutex);
+	return ret;
+}
+
+static int rds_add_bound_locked(struct rds_net *rn, struct rds_sock *rs,
+				const struct in6_addr *addr, __be16 port,
+				u32 scope_id)
+{
 	struct rds_bind_key key;
 	u32 start, i;
 	int ret;
 
-	sock_owned_by_me(rds_rs_to_sk(rs));
+	lockdep_assert_held(&rn->bind_mutex);
 	if (port) {
 		/* Reserved for the multipath probe, as in Linux's RDS. */
 		if (port == cpu_to_be16(RDS_FLAG_PROBE_PORT))
@@ -261,6 +283,7 @@ out:
 
 int rds_bind_net_init(struct rds_net *rn)
 {
+	mutex_init(&rn->bind_mutex);
 	return rhashtable_init(&rn->bind_table, &rds_bind_params);
 }
 

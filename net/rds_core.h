@@ -6,6 +6,7 @@
  * Lock order (outer first); all spinlocks are taken with BHs off because
  * transports deliver and ack from softirq context:
  *   lock_sock(rds_sock)
+ *   rds_net->bind_mutex (bind.c: inserts into the bind table)
  *   rds_net->sock_lock (walks every socket: info, congestion monitors)
  *   rds_message->m_rs_lock
  *   rds_sock->rs_lock
@@ -50,6 +51,7 @@ struct rds_bind_key {
  * struct rds_net - everything RDS keeps per network namespace
  * @net: the namespace
  * @bind_table: bound sockets by struct rds_bind_key
+ * @bind_mutex: serializes inserts into @bind_table
  * @conn_lock: serializes writers of @conn_hash and the fields down to
  *	@tomb_count (hash readers use RCU)
  * @conn_hash: connections by addresses, TOS and transport
@@ -78,6 +80,7 @@ struct rds_bind_key {
 struct rds_net {
 	struct net		*net;
 	struct rhashtable	bind_table;
+	struct mutex		bind_mutex;	/* bind_table inserts */
 	spinlock_t		conn_lock;	/* conn_hash writers, tombs */
 	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
 	unsigned int		conn_count;
