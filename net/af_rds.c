@@ -50,11 +50,7 @@ static int rds_release(struct socket *sock)
 	rds_rdma_drop_mrs(rs);
 	xa_destroy(&rs->rs_mrs);
 	rds_sock_unlink(rs);
-	if (rs->rs_conn) {
-		atomic_dec(&rs->rs_conn->c_cached);
-		rds_conn_put(rs->rs_conn);
-	}
-	rs->rs_conn = NULL;
+	rds_send_release_conn(rs);
 
 	rds_cong_map_put(rds_net(sock_net(sk)), rs->rs_cong_map);
 	rs->rs_cong_map = NULL;

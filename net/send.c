@@ -480,19 +480,31 @@ static struct rds_connection *rds_send_cached_conn(struct rds_sock *rs,
 	return conn;
 }
 
+/* Drop a socket's cached connection, as taken by rds_send_cache_conn(). */
+static void rds_send_uncache_conn(struct rds_connection *conn)
+{
+	if (conn) {
+		atomic_dec(&conn->c_cached);
+		rds_conn_put(conn);
+	}
+}
+
 /* Remember @conn (a reference is taken) for the next send of @rs. */
 static void rds_send_cache_conn(struct rds_sock *rs,
 				struct rds_connection *conn)
 {
-	struct rds_connection *old;
-
 	rds_conn_get(conn);
 	atomic_inc(&conn->c_cached);
-	old = xchg(&rs->rs_conn, conn);
-	if (old) {
-		atomic_dec(&old->c_cached);
-		rds_conn_put(old);
-	}
+	rds_send_uncache_conn(xchg(&rs->rs_conn, conn));
+}
+
+/**
+ * rds_send_release_conn - forget @rs's cached connection (socket release)
+ * @rs: the socket
+ */
+void rds_send_release_conn(struct rds_sock *rs)
+{
+	rds_send_uncache_conn(xchg(&rs->rs_conn, NULL));
 }
 
 /* Pick the transport that carries @rs's traffic to @daddr, pinned in @rs;
