@@ -39,6 +39,10 @@ mkdir -p "$work" && chown nobody:nogroup "$work" && chmod 700 "$work"
 sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null
 # Quieter and faster: no per-packet warnings from the rest of the stack.
 sysctl -qw net.core.warnings=0 2>/dev/null
+# Reap idle connections every fraction of a second and keep the cap low,
+# so the fuzzers race the reaper and meet ENOBUFS (the initial namespace;
+# namespaces the fuzzers make keep the defaults).
+sysctl -qw net.rds.conn_idle_ms=200 net.rds.max_connections=512 2>/dev/null || true
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 mark=$(dmesg | wc -l)
 

@@ -11,6 +11,10 @@ PATTERNS='BUG:|BUG kmalloc|WARNING:|Oops|general protection|KASAN|UBSAN|lockdep|
 # injection's is not a splat, and a real splat has its own headline).
 BENIGN='RCU lockdep checking is enabled'
 BENIGN="$BENIGN|^[0-9]+:(\[ *[0-9.]+\])? +(RIP: [0-9a-f]{4}:)?(\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+( \[[A-Za-z0-9_]+\])?\$"
+# A user process's own fault, as the kernel reports it ("traps: comm[pid]
+# general protection fault ip:... in libc.so.6[...]"): the fuzzers' forked
+# children may die that way; a kernel fault has its own Oops headline.
+BENIGN="$BENIGN|^[0-9]+:(\[ *[0-9.]+\])? +traps: [^ ]+\[[0-9]+\] general protection fault ip:[0-9a-f]+ sp:[0-9a-f]+ error:[0-9a-f]+( in [^ ]+\[[0-9a-f]+\+[0-9a-f]+\])?\$"
 
 # RDS_LOGSCAN_IGNORE: an extended regex of lines some other check judges
 # (check-debug's kmemleak step owns kmemleak's own summary line).
