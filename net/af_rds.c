@@ -235,6 +235,7 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
 	struct rds_sock *rs = rds_sk_to_rs(sock->sk);
+	const struct rds_transport *trans;
 	rds_tos_t tos;
 	int ret = 0;
 
@@ -243,8 +244,11 @@ static int rds_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 		if (get_user(tos, (rds_tos_t __user *)arg))
 			return -EFAULT;
 		/* Unbound: no transport to serve it (Linux's ENOTTY). */
-		if (!READ_ONCE(rs->rs_transport))
+		trans = READ_ONCE(rs->rs_transport);
+		if (!trans)
 			return -ENOIOCTLCMD;
+		if (trans->tos_map)
+			tos = trans->tos_map(tos);
 		lock_sock(sock->sk);
 		/* Fixed once set or once the socket has sent. */
 		if (rs->rs_tos || READ_ONCE(rs->rs_has_sent))

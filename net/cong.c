@@ -11,7 +11,9 @@
  * c_fcong) hold a reference, so idle peers cost nothing once their
  * connections are reaped.
  */
+#include <linux/highmem.h>
 #include <linux/jhash.h>
+#include <linux/uio.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
@@ -141,10 +143,11 @@ bool rds_cong_test(struct rds_cong_map *map, __be16 port)
 	return test_bit_le(be16_to_cpu(port), map->m_bits);
 }
 
-/* Tell RDS_CONG_MONITOR sockets that @port of @map is free again. */
-static void rds_cong_notify_monitors(struct rds_net *rn, __be16 port)
+/* Tell RDS_CONG_MONITOR sockets that ports in @bits (RDS_CONG_MONITOR_MASK
+ * bits) are free again.
+ */
+static void rds_cong_notify_monitors(struct rds_net *rn, u64 bits)
 {
-	u64 bit = RDS_CONG_MONITOR_MASK(be16_to_cpu(port));
 	struct rds_sock *rs;
 
 	spin_lock_bh(&rn->sock_lock);
@@ -152,8 +155,8 @@ static void rds_cong_notify_monitors(struct rds_net *rn, __be16 port)
 		if (!READ_ONCE(rs->rs_cong_monitor))
 			continue;
 		spin_lock(&rs->rs_lock);
-		if (rs->rs_cong_mask & bit) {
-			rs->rs_cong_notify |= bit;
+		if (rs->rs_cong_mask & bits) {
+			rs->rs_cong_notify |= rs->rs_cong_mask & bits;
 			spin_unlock(&rs->rs_lock);
 			rds_wake_sk(rs);
 			continue;
@@ -172,10 +175,10 @@ static void rds_cong_notify_monitors(struct rds_net *rn, __be16 port)
  * transport.
  *
  * Context: rs_lock held.
- * Return: true if the port just became uncongested: the caller must then
- * call rds_cong_uncongested() once it dropped rs_lock.
+ * Return: whether the port's bit changed: if so, the caller must call
+ * rds_cong_changed() once it dropped rs_lock.
  */
-bool rds_cong_update_locked(struct rds_sock *rs)
+enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs)
 {
 	struct rds_cong_map *map = rs->rs_cong_map;
 	unsigned int port = be16_to_cpu(rs->rs_bound.port);
@@ -183,13 +186,13 @@ bool rds_cong_update_locked(struct rds_sock *rs)
 
 	lockdep_assert_held(&rs->rs_lock);
 	if (!map)
-		return false;
+		return RDS_CONG_SAME;
 	if (rs->rs_congested)
 		congested = rs->rs_rcv_bytes >= rds_sk_rcvbuf(rs) / 2;
 	else
 		congested = rs->rs_rcv_bytes > rds_sk_rcvbuf(rs);
 	if (congested == rs->rs_congested)
-		return false;
+		return RDS_CONG_SAME;
 
 	rs->rs_congested = congested;
 	if (congested)
@@ -197,21 +200,147 @@ bool rds_cong_update_locked(struct rds_sock *rs)
 	else
 		clear_bit_le(port, map->m_bits);
 	atomic_inc(&rds_net(rds_sock_net(rs))->cong_gen);
-	return !congested;
+	return congested ? RDS_CONG_SET : RDS_CONG_CLEARED;
+}
+
+static void rds_cong_queue_update(struct rds_connection *conn, void *map)
+{
+	if (conn->c_lcong != map || conn->c_loopback ||
+	    !(conn->c_trans->caps & RDS_TRANS_CAP_WIRE) ||
+	    rds_conn_state(conn) != RDS_CONN_UP)
+		return;
+	set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
+	rds_send_kick(conn);
 }
 
 /**
- * rds_cong_uncongested - tell waiters that @rs's port is free again
- * @rs: the socket rds_cong_update_locked() reported on
+ * rds_cong_changed - act on a change rds_cong_update_locked() reported
+ * @rs: the socket whose port changed
+ * @change: what rds_cong_update_locked() returned
+ *
+ * Wakes local senders and monitors when the port uncongested, and sends
+ * the new map to every peer connected over a wire (each takes the map as
+ * it is when its transmit loop gets to it, so bursts of changes cost one
+ * update per peer). A connection coming up sends the whole map anyway.
  *
  * Context: any; no RDS spinlock held.
  */
-void rds_cong_uncongested(struct rds_sock *rs)
+void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
 {
 	struct rds_net *rn = rds_net(rds_sock_net(rs));
 
-	rds_cong_notify_monitors(rn, rs->rs_bound.port);
-	wake_up_interruptible_all(&rn->cong_waitq);
+	if (change == RDS_CONG_SAME)
+		return;
+	if (change == RDS_CONG_CLEARED) {
+		rds_cong_notify_monitors(rn, RDS_CONG_MONITOR_MASK(be16_to_cpu(rs->rs_bound.port)));
+		wake_up_interruptible_all(&rn->cong_waitq);
+	}
+	rds_stats_inc(rn, RDS_STAT_CONG_UPDATE_QUEUED);
+	rds_conn_for_each(rn, rds_cong_queue_update, rs->rs_cong_map);
+}
+
+/**
+ * rds_cong_map_msg - a congestion map update for a peer
+ * @conn: the connection to send it on
+ *
+ * Exactly what Linux sends: flags RDS_FLAG_CONG_BITMAP alone, ports and
+ * sequence 0, the 8 KiB map of our address as payload. It is sent, never
+ * queued or acked.
+ *
+ * Context: process context (the transmit loop).
+ * Return: the message, with one reference, or NULL.
+ */
+struct rds_message *rds_cong_map_msg(struct rds_connection *conn)
+{
+	const u8 *bits = (const u8 *)conn->c_lcong->m_bits;
+	struct rds_message *rm;
+	unsigned int i, off = 0;
+
+	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
+	if (!rm)
+		return NULL;
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+
+		memcpy_to_page(sg_page(sg), sg->offset, bits + off, sg->length);
+		off += sg->length;
+	}
+	rm->m_daddr = conn->c_faddr;
+	rm->m_hdr.h_flags = RDS_FLAG_CONG_BITMAP;
+	return rm;
+}
+
+/* Store a peer's map in @map; return the RDS_CONG_MONITOR_MASK bits of
+ * the ports that went from congested to free.
+ */
+static u64 rds_cong_store(struct rds_cong_map *map, const u8 *new)
+{
+	unsigned long *bits = map->m_bits;
+	unsigned int i, b, nwords = RDS_CONG_MAP_BYTES / sizeof(long);
+	unsigned long old, val, freed;
+	u64 mask = 0;
+
+	for (i = 0; i < nwords; i++) {
+		memcpy(&val, new + i * sizeof(long), sizeof(long));
+		old = READ_ONCE(bits[i]);
+		if (old == val)
+			continue;
+		WRITE_ONCE(bits[i], val);
+		freed = old & ~val;
+		if (!freed)
+			continue;
+		/* The map's bit order is little-endian per byte: go by bytes. */
+		for (b = 0; b < sizeof(long); b++) {
+			u8 ob = ((u8 *)&old)[b], nb = ((u8 *)&val)[b];
+			unsigned int port = (i * sizeof(long) + b) * 8, k;
+
+			for (k = 0; k < 8; k++)
+				if ((ob & ~nb) & BIT(k))
+					mask |= RDS_CONG_MONITOR_MASK(port + k);
+		}
+	}
+	return mask;
+}
+
+/**
+ * rds_cong_recv_map - a peer sent its congestion map
+ * @conn: the connection it came on
+ * @inc: the message; its header passed rds_hdr_check()
+ *
+ * Context: the transport's receive path (softirq for TCP).
+ */
+void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct kvec kv;
+	struct iov_iter it;
+	u64 freed;
+	u8 *buf;
+	int n;
+
+	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
+	if (!buf) {
+		/* The peer sends the whole map again when we reconnect. */
+		rds_conn_drop(conn);
+		return;
+	}
+	kv.iov_base = buf;
+	kv.iov_len = RDS_CONG_MAP_BYTES;
+	iov_iter_kvec(&it, READ, &kv, 1, RDS_CONG_MAP_BYTES);
+	n = conn->c_trans->inc_copy_to_user(inc, &it);
+	if (n != RDS_CONG_MAP_BYTES) {
+		kfree(buf);
+		rds_conn_drop(conn);
+		return;
+	}
+	freed = rds_cong_store(conn->c_fcong, buf);
+	kfree(buf);
+	rds_stats_inc(rn, RDS_STAT_CONG_UPDATE_RECEIVED);
+	atomic_inc(&rn->cong_gen);
+	if (freed) {
+		rds_cong_notify_monitors(rn, freed);
+		wake_up_interruptible_all(&rn->cong_waitq);
+	}
 }
 
 /**

@@ -39,17 +39,6 @@ static LIST_HEAD(rds_conn_all);
 static DECLARE_WAIT_QUEUE_HEAD(rds_conn_freed_wq);
 static struct lock_class_key rds_conn_xmit_key;
 
-/* The part of a connection that lives outside the public struct. */
-struct rds_conn_priv {
-	struct rds_connection	conn;
-	struct list_head	all_item;	/* rds_conn_all */
-	struct list_head	kill_item;	/* a killer's private list */
-	struct work_struct	free_w;
-};
-
-/* kfree_rcu() of the public part frees the whole. */
-static_assert(offsetof(struct rds_conn_priv, conn) == 0);
-
 /* What a reaped connection leaves behind: its sequence numbers. */
 struct rds_conn_tomb {
 	struct hlist_node	t_hash_node;	/* rds_net->tomb_hash */
@@ -155,13 +144,12 @@ static void rds_conn_release(struct rds_connection *conn, bool trans_data)
 
 static void rds_conn_free_worker(struct work_struct *work)
 {
-	struct rds_conn_priv *cp = container_of(work, struct rds_conn_priv,
-						free_w);
-	struct rds_connection *conn = &cp->conn;
+	struct rds_connection *conn = container_of(work, struct rds_connection,
+						   c_free_w);
 
 	rds_conn_release(conn, true);
 	spin_lock_bh(&rds_conn_all_lock);
-	list_del(&cp->all_item);
+	list_del(&conn->c_all_item);
 	spin_unlock_bh(&rds_conn_all_lock);
 	/* Lockless hash walkers may still be looking at it. */
 	kfree_rcu(conn, c_rcu);
@@ -177,11 +165,8 @@ static void rds_conn_free_worker(struct work_struct *work)
  */
 void rds_conn_put(struct rds_connection *conn)
 {
-	struct rds_conn_priv *cp = container_of(conn, struct rds_conn_priv,
-						conn);
-
 	if (refcount_dec_and_test(&conn->c_refs))
-		queue_work(rds_wq, &cp->free_w);
+		queue_work(rds_wq, &conn->c_free_w);
 }
 EXPORT_SYMBOL_GPL(rds_conn_put);
 
@@ -206,12 +191,13 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn;
-	struct rds_conn_priv *cp;
 
-	cp = kzalloc(sizeof(*cp), gfp | __GFP_ACCOUNT);
-	if (!cp)
+	conn = kzalloc(struct_size(conn, c_tdata,
+				   DIV_ROUND_UP(trans->conn_data_size,
+						sizeof(conn->c_tdata[0]))),
+		       gfp | __GFP_ACCOUNT);
+	if (!conn)
 		return NULL;
-	conn = &cp->conn;
 	refcount_set(&conn->c_refs, 1);
 	write_pnet(&conn->c_net, net);
 	conn->c_laddr = *laddr;
@@ -234,9 +220,9 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	init_waitqueue_head(&conn->c_waitq);
 	lockdep_init_map(&conn->c_xmit_map, "rds_conn_xmit", &rds_conn_xmit_key,
 			 0);
-	INIT_LIST_HEAD(&cp->all_item);
-	INIT_LIST_HEAD(&cp->kill_item);
-	INIT_WORK(&cp->free_w, rds_conn_free_worker);
+	INIT_LIST_HEAD(&conn->c_all_item);
+	INIT_LIST_HEAD(&conn->c_kill_item);
+	INIT_WORK(&conn->c_free_w, rds_conn_free_worker);
 
 	conn->c_lcong = rds_cong_map_get(rn, laddr);
 	conn->c_fcong = rds_cong_map_get(rn, faddr);
@@ -248,7 +234,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 
 err_free:
 	rds_conn_release(conn, false);
-	kfree(cp);
+	kfree(conn);
 	return NULL;
 }
 
@@ -311,7 +297,6 @@ struct rds_connection *rds_conn_create(struct net *net,
 	struct hlist_head *head = &rds_net(net)->conn_hash[h];
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn, *found;
-	struct rds_conn_priv *cp;
 	int ret = 0;
 
 	rcu_read_lock();
@@ -337,7 +322,6 @@ struct rds_connection *rds_conn_create(struct net *net,
 		module_put(trans->owner);
 		return ERR_PTR(-ENOMEM);
 	}
-	cp = container_of(conn, struct rds_conn_priv, conn);
 
 	spin_lock_bh(&rn->conn_lock);
 	found = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if);
@@ -353,7 +337,7 @@ struct rds_connection *rds_conn_create(struct net *net,
 		hlist_add_head_rcu(&conn->c_hash_node, head);
 		WRITE_ONCE(rn->conn_count, rn->conn_count + 1);
 		spin_lock(&rds_conn_all_lock);
-		list_add_tail(&cp->all_item, &rds_conn_all);
+		list_add_tail(&conn->c_all_item, &rds_conn_all);
 		spin_unlock(&rds_conn_all_lock);
 		rds_obj_inc(RDS_OBJ_CONN);
 	}
@@ -361,7 +345,7 @@ struct rds_connection *rds_conn_create(struct net *net,
 
 	if (found || ret) {
 		rds_conn_release(conn, true);
-		kfree(cp);
+		kfree(conn);
 		conn = found ?: ERR_PTR(ret);
 	}
 	module_put(trans->owner);
@@ -370,6 +354,7 @@ struct rds_connection *rds_conn_create(struct net *net,
 	rds_conn_arm_reaper(rn);
 	return conn;
 }
+EXPORT_SYMBOL_GPL(rds_conn_create);
 
 /**
  * rds_conn_connect_if_down - start connecting a connection that is down
@@ -386,6 +371,24 @@ void rds_conn_connect_if_down(struct rds_connection *conn)
 	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
 		rds_conn_queue_delayed(conn, &conn->c_conn_w, 0);
 }
+
+/**
+ * rds_conn_want_connect - (re)connect even if nothing is queued
+ * @conn: the connection
+ *
+ * For a transport whose peer has just connected to us: the connection
+ * comes up now if it is down, or right after the shutdown in progress.
+ *
+ * Context: any.
+ */
+void rds_conn_want_connect(struct rds_connection *conn)
+{
+	set_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags);
+	/* Seen by the down worker, which tests the bit after going DOWN. */
+	smp_mb__after_atomic();
+	rds_conn_connect_if_down(conn);
+}
+EXPORT_SYMBOL_GPL(rds_conn_want_connect);
 
 static void rds_conn_connect_worker(struct work_struct *work)
 {
@@ -422,6 +425,10 @@ void rds_connect_complete(struct rds_connection *conn)
 		return;
 	}
 	conn->c_reconnect_jiffies = msecs_to_jiffies(READ_ONCE(rn->reconnect_min_ms));
+	clear_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags);
+	/* A new peer connection starts with our whole congestion map. */
+	if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) && !conn->c_loopback)
+		set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
 	rds_send_kick(conn);
 }
 EXPORT_SYMBOL_GPL(rds_connect_complete);
@@ -473,6 +480,12 @@ static void rds_conn_shutdown(struct rds_connection *conn)
 		   !test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
 	if (conn->c_trans->conn_shutdown)
 		conn->c_trans->conn_shutdown(conn);
+	/* A message stopped half-way starts again from its first byte. */
+	if (conn->c_xmit_rm) {
+		rds_message_put(conn->c_xmit_rm);
+		conn->c_xmit_rm = NULL;
+		conn->c_xmit_pos = 0;
+	}
 	/* Unacked messages go out again, flagged, after the reconnect. */
 	rds_send_requeue_retrans(conn);
 	WARN_ON_ONCE(!rds_conn_transition(conn, RDS_CONN_DISCONNECTING,
@@ -491,6 +504,13 @@ static void rds_conn_down_worker(struct work_struct *work)
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
 
+	/* Pairs with rds_conn_want_connect(): it saw DOWN, or we see it. */
+	smp_mb();
+	if (test_and_clear_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags)) {
+		if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
+			rds_conn_queue_delayed(conn, &conn->c_conn_w, 0);
+		return;
+	}
 	spin_lock_bh(&conn->c_lock);
 	pending = !list_empty(&conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
@@ -536,11 +556,11 @@ static void rds_conn_kill(struct rds_connection *conn);
 
 static void rds_conn_kill_list(struct list_head *list)
 {
-	struct rds_conn_priv *cp, *tmp;
+	struct rds_connection *conn, *tmp;
 
-	list_for_each_entry_safe(cp, tmp, list, kill_item) {
-		list_del_init(&cp->kill_item);
-		rds_conn_kill(&cp->conn);
+	list_for_each_entry_safe(conn, tmp, list, c_kill_item) {
+		list_del_init(&conn->c_kill_item);
+		rds_conn_kill(conn);
 	}
 }
 
@@ -561,16 +581,10 @@ static void rds_conn_collect(struct rds_net *rn, struct list_head *list,
 			if (!match(conn, arg))
 				continue;
 			rds_conn_unhash_locked(rn, conn);
-			list_add_tail(&container_of(conn, struct rds_conn_priv,
-						    conn)->kill_item, list);
+			list_add_tail(&conn->c_kill_item, list);
 		}
 	}
 	spin_unlock_bh(&rn->conn_lock);
-}
-
-static bool rds_conn_of_trans(struct rds_connection *conn, const void *arg)
-{
-	return conn->c_trans == arg;
 }
 
 static bool rds_conn_any(struct rds_connection *conn, const void *arg)
@@ -583,12 +597,12 @@ static bool rds_conn_all_freed(bool (*match)(struct rds_connection *conn,
 					     const void *arg),
 			       const void *arg)
 {
-	struct rds_conn_priv *cp;
+	struct rds_connection *conn;
 	bool none = true;
 
 	spin_lock_bh(&rds_conn_all_lock);
-	list_for_each_entry(cp, &rds_conn_all, all_item) {
-		if (match(&cp->conn, arg)) {
+	list_for_each_entry(conn, &rds_conn_all, c_all_item) {
+		if (match(conn, arg)) {
 			none = false;
 			break;
 		}
@@ -602,29 +616,51 @@ static bool rds_conn_in_net(struct rds_connection *conn, const void *arg)
 	return net_eq(rds_conn_net(conn), arg);
 }
 
+struct rds_conn_match {
+	const struct rds_transport	*trans;
+	struct net			*net;
+};
+
+static bool rds_conn_of_trans(struct rds_connection *conn, const void *arg)
+{
+	const struct rds_conn_match *m = arg;
+
+	return conn->c_trans == m->trans &&
+	       (!m->net || net_eq(rds_conn_net(conn), m->net));
+}
+
 /**
  * rds_conn_destroy_transport - destroy every connection of a transport
- * @trans: the transport, from its module exit
+ * @trans: the transport
+ * @net: only those of this namespace (its transport state is going), or
+ *	NULL for every namespace (module exit)
  *
  * Messages still queued belong to closed sockets (open ones pin the
- * transport) and are dropped. Returns once every connection of @trans is
- * freed, so the module may go.
+ * transport and the namespace) and are dropped. Returns once every such
+ * connection is freed, so the module or the namespace may go. The caller
+ * makes sure no new ones are created: the module is past its
+ * rds_trans_unregister(), or the namespace's listener is closed and its
+ * sockets are gone.
  *
  * Context: process context, may sleep.
  */
-void rds_conn_destroy_transport(const struct rds_transport *trans)
+void rds_conn_destroy_transport(const struct rds_transport *trans,
+				struct net *net)
 {
-	struct net *net;
+	struct rds_conn_match m = { .trans = trans, .net = net };
 	LIST_HEAD(list);
 
-	/* The module is going: rds_conn_create() makes no new ones. */
-	down_read(&net_rwsem);
-	for_each_net(net)
-		rds_conn_collect(rds_net(net), &list, rds_conn_of_trans, trans);
-	up_read(&net_rwsem);
+	if (net) {
+		rds_conn_collect(rds_net(net), &list, rds_conn_of_trans, &m);
+	} else {
+		down_read(&net_rwsem);
+		for_each_net(net)
+			rds_conn_collect(rds_net(net), &list,
+					 rds_conn_of_trans, &m);
+		up_read(&net_rwsem);
+	}
 	rds_conn_kill_list(&list);
-	wait_event(rds_conn_freed_wq,
-		   rds_conn_all_freed(rds_conn_of_trans, trans));
+	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_of_trans, &m));
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_transport);
 
@@ -739,8 +775,7 @@ static void rds_conn_reap_worker(struct work_struct *work)
 			    !rds_conn_retire_if_idle_locked(rn, conn, idle))
 				continue;
 			rds_conn_unhash_locked(rn, conn);
-			list_add_tail(&container_of(conn, struct rds_conn_priv,
-						    conn)->kill_item, &list);
+			list_add_tail(&conn->c_kill_item, &list);
 			reaped++;
 		}
 	}
@@ -821,6 +856,37 @@ void rds_conn_for_each(struct rds_net *rn,
 			fn(conn, arg);
 	rcu_read_unlock();
 }
+
+struct rds_conn_each_of {
+	const struct rds_transport *trans;
+	void (*fn)(struct rds_connection *conn, void *arg);
+	void *arg;
+};
+
+static void rds_conn_each_of_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_conn_each_of *e = arg;
+
+	if (conn->c_trans == e->trans)
+		e->fn(conn, e->arg);
+}
+
+/**
+ * rds_conn_for_each_of - call @fn on each connection of a transport
+ * @net: namespace
+ * @trans: the transport
+ * @fn: callback; runs under the RCU read lock, must not sleep
+ * @arg: passed to @fn
+ */
+void rds_conn_for_each_of(struct net *net, const struct rds_transport *trans,
+			  void (*fn)(struct rds_connection *conn, void *arg),
+			  void *arg)
+{
+	struct rds_conn_each_of e = { .trans = trans, .fn = fn, .arg = arg };
+
+	rds_conn_for_each(rds_net(net), rds_conn_each_of_one, &e);
+}
+EXPORT_SYMBOL_GPL(rds_conn_for_each_of);
 
 /**
  * rds_conn_net_init - per-namespace connection state

@@ -22,27 +22,67 @@ struct rds_info_buf {
 	unsigned int	nr;		/* records seen (stored if they fit) */
 };
 
-static void rds_info_emit(struct rds_info_buf *b, const void *rec)
+/**
+ * rds_info_emit - add one record to an RDS_INFO_* answer
+ * @b: the answer being built
+ * @rec: the record, of the table's record size
+ */
+void rds_info_emit(struct rds_info_buf *b, const void *rec)
 {
 	if ((b->nr + 1) * b->each <= b->cap)
 		memcpy(b->data + b->nr * b->each, rec, b->each);
 	b->nr++;
 }
+EXPORT_SYMBOL_GPL(rds_info_emit);
 
 typedef void (*rds_info_fn)(struct rds_net *rn, struct rds_info_buf *b);
 
+static void rds_info_counter(struct rds_info_buf *b, const char *name,
+			     u64 value)
+{
+	struct rds_info_counter ctr = { .value = value };
+
+	strscpy(ctr.name, name, sizeof(ctr.name));
+	rds_info_emit(b, &ctr);
+}
+
+struct rds_info_trans_stats {
+	struct rds_net		*rn;
+	struct rds_info_buf	*b;
+};
+
+/* A transport's counters follow the core's, as in Linux's RDS. */
+static void rds_info_trans_counters(const struct rds_transport *trans,
+				    void *arg)
+{
+	struct rds_info_trans_stats *ts = arg;
+	unsigned int i;
+	u64 *vals;
+
+	if (!trans->n_stats || !trans->stats_sum)
+		return;
+	vals = kcalloc(trans->n_stats, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return;
+	trans->stats_sum(ts->rn->net, vals);
+	for (i = 0; i < trans->n_stats; i++)
+		rds_info_counter(ts->b, trans->stat_names[i], vals[i]);
+	kfree(vals);
+}
+
 static void rds_info_counters(struct rds_net *rn, struct rds_info_buf *b)
 {
-	struct rds_info_counter ctr;
+	struct rds_info_trans_stats ts = { .rn = rn, .b = b };
+	u64 value;
 	int i, cpu;
 
 	for (i = 0; i < RDS_STAT_MAX; i++) {
-		memset(&ctr, 0, sizeof(ctr));
-		strscpy(ctr.name, rds_stat_names[i], sizeof(ctr.name));
+		value = 0;
 		for_each_possible_cpu(cpu)
-			ctr.value += per_cpu_ptr(rn->stats, cpu)->val[i];
-		rds_info_emit(b, &ctr);
+			value += per_cpu_ptr(rn->stats, cpu)->val[i];
+		rds_info_counter(b, rds_stat_names[i], value);
 	}
+	rds_trans_for_each(rds_info_trans_counters, &ts);
 }
 
 static u8 rds_info_conn_flags(struct rds_connection *conn)
@@ -293,10 +333,21 @@ static const struct {
 #undef RDS_INFO_ENTRY
 };
 
+static void rds_info_fill(struct rds_net *rn, struct rds_info_buf *b,
+			  rds_info_fn fn, const struct rds_info_table *table)
+{
+	if (fn)
+		fn(rn, b);
+	else
+		table->fill(rn->net, b);
+}
+
 int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 			int __user *optlen)
 {
 	struct rds_net *rn = rds_net(sock_net(sock->sk));
+	const struct rds_info_table *table = NULL;
+	const struct rds_transport *trans = NULL;
 	struct rds_info_buf b = {};
 	rds_info_fn fn;
 	size_t total;
@@ -312,37 +363,45 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 	if (len && fault_in_writeable(optval, len))
 		return -EAGAIN;
 
-	/* Transport tables (TCP, IB, iWARP) join when their issues land. */
 	fn = rds_info_tables[optname - RDS_INFO_FIRST].fn;
-	if (!fn)
-		return -ENOPROTOOPT;
-	b.each = rds_info_tables[optname - RDS_INFO_FIRST].each;
+	if (!fn) {
+		/* A transport's table (RDS_INFO_TCP_SOCKETS, ...)? */
+		trans = rds_trans_get_info(optname, &table);
+		if (!trans)
+			return -ENOPROTOOPT;
+		b.each = table->each;
+	} else {
+		b.each = rds_info_tables[optname - RDS_INFO_FIRST].each;
+	}
 
 	/* Count, then fill a kernel snapshot of exactly that size. */
-	fn(rn, &b);
+	rds_info_fill(rn, &b, fn, table);
 	total = (size_t)b.nr * b.each;
 	if (total > (size_t)len) {
 		ret = -ENOSPC;
 		goto out_len;
 	}
 	if (total) {
+		ret = -ENOMEM;
 		b.data = kvzalloc(total, GFP_KERNEL);
 		if (!b.data)
-			return -ENOMEM;
+			goto out;
 		b.cap = total;
 		b.nr = 0;
-		fn(rn, &b);
+		rds_info_fill(rn, &b, fn, table);
 		/* Records may have come or gone between the passes. */
 		total = min_t(size_t, b.nr * b.each, b.cap);
-		if (copy_to_user(optval, b.data, total)) {
-			kvfree(b.data);
-			return -EFAULT;
-		}
+		ret = copy_to_user(optval, b.data, total) ? -EFAULT : 0;
 		kvfree(b.data);
+		if (ret)
+			goto out;
 	}
 	ret = b.each;
 out_len:
 	if (put_user((int)total, optlen))
-		return -EFAULT;
+		ret = -EFAULT;
+out:
+	if (trans)
+		rds_trans_put(trans);
 	return ret;
 }

@@ -70,25 +70,6 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg)
 }
 EXPORT_SYMBOL_GPL(rds_mr_key_next);
 
-/* Body length of extension header @type, 0 for unknown types. */
-static unsigned int rds_exthdr_size(u8 type)
-{
-	switch (type) {
-	case RDS_EXTHDR_VERSION:
-		return sizeof(struct rds_ext_header_version);
-	case RDS_EXTHDR_RDMA:
-		return sizeof(struct rds_ext_header_rdma);
-	case RDS_EXTHDR_RDMA_DEST:
-		return sizeof(struct rds_ext_header_rdma_dest);
-	case RDS_EXTHDR_NPATHS:
-		return sizeof(__be16);
-	case RDS_EXTHDR_GEN_NUM:
-		return sizeof(__be32);
-	default:
-		return 0;
-	}
-}
-
 /* Pages spanned by @vec, or 0 if it is empty, wraps or exceeds UINT_MAX. */
 static unsigned int rds_vec_pages(const struct rds_iovec *vec)
 {
@@ -805,20 +786,6 @@ void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm)
 	}
 }
 
-/* Append extension header @type with @len bytes of @data, if room. */
-static void rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
-			    unsigned int len)
-{
-	unsigned int pos = 0;
-
-	while (pos < RDS_HEADER_EXT_SPACE && hdr->h_exthdr[pos] != RDS_EXTHDR_NONE)
-		pos += 1 + rds_exthdr_size(hdr->h_exthdr[pos]);
-	if (pos + 1 + len > RDS_HEADER_EXT_SPACE)
-		return;
-	hdr->h_exthdr[pos] = type;
-	memcpy(&hdr->h_exthdr[pos + 1], data, len);
-}
-
 /**
  * rds_rdma_set_exthdrs - describe a message's RDMA in its wire header
  * @rm: the message
@@ -855,23 +822,11 @@ void rds_rdma_set_exthdrs(struct rds_message *rm)
 u64 rds_rdma_hdr_cookie(const struct rds_header *hdr)
 {
 	struct rds_ext_header_rdma_dest ext;
-	unsigned int pos = 0, len;
-	u8 type;
 
-	while (pos < RDS_HEADER_EXT_SPACE) {
-		type = hdr->h_exthdr[pos];
-		len = rds_exthdr_size(type);
-		if (type == RDS_EXTHDR_NONE || !len ||
-		    pos + 1 + len > RDS_HEADER_EXT_SPACE)
-			break;
-		if (type == RDS_EXTHDR_RDMA_DEST) {
-			memcpy(&ext, &hdr->h_exthdr[pos + 1], sizeof(ext));
-			return rds_rdma_make_cookie(be32_to_cpu(ext.h_rdma_rkey),
-						    be32_to_cpu(ext.h_rdma_offset));
-		}
-		pos += 1 + len;
-	}
-	return 0;
+	if (!rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA_DEST, &ext))
+		return 0;
+	return rds_rdma_make_cookie(be32_to_cpu(ext.h_rdma_rkey),
+				    be32_to_cpu(ext.h_rdma_offset));
 }
 
 /**

@@ -37,6 +37,11 @@
 #include "stats.h"
 
 #define RDS_CONN_HASH_BITS	8
+
+/* Lanes we offer a peer in our answer to its multipath probe. One until
+ * our transports open parallel lanes: a Linux peer then uses lane 0.
+ */
+#define RDS_LANES		1
 #define RDS_CONG_HASH_BITS	8
 
 /* Key of the bind table: what a socket is bound to. */
@@ -295,6 +300,11 @@ extern struct workqueue_struct *rds_wq;
 /* transport.c */
 int rds_trans_init(void);
 void rds_trans_exit(void);
+void rds_trans_for_each(void (*fn)(const struct rds_transport *trans,
+				   void *arg),
+			void *arg);
+const struct rds_transport *rds_trans_get_info(int optname,
+					       const struct rds_info_table **table);
 const struct rds_transport *rds_trans_find_for_addr(struct net *net,
 						    const struct in6_addr *addr,
 						    u32 scope_id);
@@ -310,11 +320,6 @@ int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
 		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
 
 /* connection.c */
-struct rds_connection *rds_conn_create(struct net *net,
-				       const struct in6_addr *laddr,
-				       const struct in6_addr *faddr,
-				       const struct rds_transport *trans,
-				       u8 tos, int dev_if, gfp_t gfp);
 void rds_conn_connect_if_down(struct rds_connection *conn);
 void rds_conn_arm_reaper(struct rds_net *rn);
 void rds_conn_retune_reaper(struct rds_net *rn);
@@ -327,6 +332,10 @@ void rds_conn_for_each(struct rds_net *rn,
 void rds_conn_net_exit(struct rds_net *rn);
 int rds_conn_init(void);
 void rds_conn_exit(void);
+
+/* cong.c, the wire half */
+struct rds_message *rds_cong_map_msg(struct rds_connection *conn);
+void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
 
 /* message.c */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
@@ -375,8 +384,14 @@ void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 		  bool nonblock, struct rds_sock *rs, long *timeo);
-bool rds_cong_update_locked(struct rds_sock *rs);
-void rds_cong_uncongested(struct rds_sock *rs);
+enum rds_cong_change {
+	RDS_CONG_SAME,
+	RDS_CONG_SET,
+	RDS_CONG_CLEARED,
+};
+
+enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs);
+void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change);
 void rds_cong_net_exit(struct rds_net *rn);
 
 /* info.c */

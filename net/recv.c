@@ -12,6 +12,35 @@
 
 #include "rds_core.h"
 
+/* A peer that honours congestion maps overshoots a receiver's budget
+ * only by what was in flight when the map went out; one that does not
+ * could fill the kernel. Beyond this limit a message from a wire is
+ * dropped and counted (loopback senders see the map synchronously).
+ */
+static bool rds_recv_over_hard_limit(struct rds_connection *conn,
+				     struct rds_sock *rs, u32 len)
+{
+	size_t limit = 4 * (size_t)READ_ONCE(rs->rs_sk.sk_rcvbuf) +
+		       RDS_MAX_MSG_SIZE;
+
+	lockdep_assert_held(&rs->rs_lock);
+	return (conn->c_trans->caps & RDS_TRANS_CAP_WIRE) &&
+	       rs->rs_rcv_bytes + rds_msg_charge(len) > limit;
+}
+
+/* A multipath probe or its answer: how many lanes the peer has. */
+static void rds_recv_npaths(struct rds_connection *conn,
+			    const struct rds_header *hdr)
+{
+	struct rds_ext_header_npaths np;
+	unsigned int n = 1;
+
+	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_NPATHS, &np))
+		n = clamp_t(unsigned int, be16_to_cpu(np.h_npaths), 1,
+			    RDS_MPATH_WORKERS);
+	WRITE_ONCE(conn->c_npaths, min_t(unsigned int, n, RDS_LANES));
+}
+
 /**
  * rds_recv_incoming - a transport delivers a received message
  * @conn: connection it arrived on
@@ -31,25 +60,38 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	u64 seq = be64_to_cpu(hdr->h_sequence);
 	struct rds_sock *rs;
 	struct sock *sk;
-	bool uncongested;
+	enum rds_cong_change cong;
 	u32 len;
 
+	/* Congestion maps are outside the sequence (their h_sequence is 0). */
+	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
+		rds_cong_recv_map(conn, inc);
+		return;
+	}
 	if (seq < conn->c_next_rx_seq &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_stats_inc(rn, RDS_STAT_RECV_DROP_OLD_SEQ);
 		return;
 	}
-	conn->c_next_rx_seq = seq + 1;
+	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
 	rds_conn_touch(conn);
 
 	if (!hdr->h_dport) {
-		/* A ping; the multipath probe pair is not ours to answer. */
-		if (hdr->h_sport != cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-		    hdr->h_sport) {
+		/* A ping (a multipath probe if from RDS_FLAG_PROBE_PORT);
+		 * port 0 to port 0 (Oracle's heartbeats) is not answered.
+		 */
+		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT))
+			rds_recv_npaths(conn, hdr);
+		if (hdr->h_sport) {
 			rds_stats_inc(rn, RDS_STAT_RECV_PING);
 			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
 				      hdr->h_sport);
 		}
+		return;
+	}
+	/* The answer to a multipath probe is for the connection. */
+	if (hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) && !hdr->h_sport) {
+		rds_recv_npaths(conn, hdr);
 		return;
 	}
 
@@ -74,6 +116,11 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		rds_stats_inc(rn, RDS_STAT_RECV_DROP_DEAD_SOCK);
 		goto out;
 	}
+	if (rds_recv_over_hard_limit(conn, rs, len)) {
+		spin_unlock_bh(&rs->rs_lock);
+		rds_stats_inc(rn, RDS_STAT_RECV_DROP_OVER_RCVBUF);
+		goto out;
+	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
 		inc->i_rx_tstamp = ktime_get_real();
 	if (rs->rs_rx_traces)
@@ -81,11 +128,10 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	rds_inc_get(inc);
 	list_add_tail(&inc->i_item, &rs->rs_recv_queue);
 	rs->rs_rcv_bytes += rds_msg_charge(len);
-	uncongested = rds_cong_update_locked(rs);
+	cong = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
 
-	if (uncongested)	/* SO_RCVBUF may have grown meanwhile */
-		rds_cong_uncongested(rs);
+	rds_cong_changed(rs, cong);	/* SO_RCVBUF may have grown meanwhile */
 	rds_stats_inc(rn, RDS_STAT_RECV_QUEUED);
 	rds_stats_add(rn, RDS_STAT_RECV_BYTES_ADDED_TO_SOCK, len);
 	rds_wake_sk(rs);
@@ -93,6 +139,24 @@ out:
 	sock_put(sk);
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
+
+/**
+ * rds_recv_bad_header - a peer sent a frame rds_hdr_check() refused
+ * @conn: the connection it came on
+ * @err: what rds_hdr_check() said
+ *
+ * Nothing after a bad header can be trusted, so the connection goes.
+ *
+ * Context: any.
+ */
+void rds_recv_bad_header(struct rds_connection *conn, int err)
+{
+	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RECV_DROP_BAD_HEADER);
+	net_warn_ratelimited("rds: %s: bad header from %pI6c (%d), dropping the connection\n",
+			     conn->c_trans->name, &conn->c_faddr, err);
+	rds_conn_drop(conn);
+}
+EXPORT_SYMBOL_GPL(rds_recv_bad_header);
 
 /* The first queued message, with a reference, or NULL. */
 static struct rds_incoming *rds_next_incoming(struct rds_sock *rs)
@@ -116,19 +180,19 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 {
 	struct rds_net *rn = rds_net(rds_sock_net(rs));
 	u32 len = be32_to_cpu(inc->i_hdr.h_len);
-	bool queued, uncongested = false;
+	enum rds_cong_change cong = RDS_CONG_SAME;
+	bool queued;
 
 	spin_lock_bh(&rs->rs_lock);
 	queued = !list_empty(&inc->i_item);
 	if (queued && drop) {
 		list_del_init(&inc->i_item);
 		rs->rs_rcv_bytes -= rds_msg_charge(len);
-		uncongested = rds_cong_update_locked(rs);
+		cong = rds_cong_update_locked(rs);
 	}
 	spin_unlock_bh(&rs->rs_lock);
 
-	if (uncongested)
-		rds_cong_uncongested(rs);
+	rds_cong_changed(rs, cong);
 	if (queued && drop) {
 		rds_stats_add(rn, RDS_STAT_RECV_BYTES_FREED_FROMSOCK, len);
 		rds_inc_put(inc);	/* the queue's */
@@ -150,16 +214,15 @@ bool rds_recv_pending(struct rds_sock *rs)
 void rds_clear_recv_queue(struct rds_sock *rs)
 {
 	struct rds_incoming *inc, *tmp;
-	bool uncongested;
+	enum rds_cong_change cong;
 	LIST_HEAD(list);
 
 	spin_lock_bh(&rs->rs_lock);
 	list_splice_init(&rs->rs_recv_queue, &list);
 	rs->rs_rcv_bytes = 0;
-	uncongested = rds_cong_update_locked(rs);
+	cong = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
-	if (uncongested)
-		rds_cong_uncongested(rs);
+	rds_cong_changed(rs, cong);
 
 	list_for_each_entry_safe(inc, tmp, &list, i_item) {
 		list_del_init(&inc->i_item);

@@ -74,6 +74,40 @@ static void rds_send_retire(struct list_head *list, int status)
 	}
 }
 
+/* Retire the messages at the head of @conn's retransmit list that
+ * @acked accepts, stopping at the first it refuses.
+ */
+static void rds_send_drop_acked_until(struct rds_connection *conn,
+				      bool (*acked)(struct rds_message *rm,
+						    u64 arg),
+				      u64 arg)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_message *rm, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
+		if (!acked(rm, arg))
+			break;
+		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+			list_move_tail(&rm->m_conn_item, &list);
+			n++;
+		}
+	}
+	spin_unlock_bh(&conn->c_lock);
+	if (!n)
+		return;
+	rds_stats_add(rn, RDS_STAT_SEND_DROP_ACKED, n);
+	rds_send_retire(&list, RDS_RDMA_SUCCESS);
+}
+
+static bool rds_send_seq_acked(struct rds_message *rm, u64 ack)
+{
+	return be64_to_cpu(rm->m_hdr.h_sequence) <= ack;
+}
+
 /**
  * rds_send_drop_acked - the peer acked everything up to @ack
  * @conn: the connection
@@ -83,23 +117,29 @@ static void rds_send_retire(struct list_head *list, int status)
  */
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
-	struct rds_message *rm, *tmp;
-	LIST_HEAD(acked);
-
-	spin_lock_bh(&conn->c_lock);
-	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
-		if (be64_to_cpu(rm->m_hdr.h_sequence) > ack)
-			break;
-		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
-			list_move_tail(&rm->m_conn_item, &acked);
-			rds_stats_inc(rn, RDS_STAT_SEND_DROP_ACKED);
-		}
-	}
-	spin_unlock_bh(&conn->c_lock);
-	rds_send_retire(&acked, RDS_RDMA_SUCCESS);
+	rds_send_drop_acked_until(conn, rds_send_seq_acked, ack);
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked);
+
+/**
+ * rds_send_drop_acked_fn - retire messages acked by the transport's rule
+ * @conn: the connection
+ * @acked: true if @rm is acked given @arg; false ends the walk (messages
+ *	are acked in order)
+ * @arg: e.g. TCP's snd_una
+ *
+ * For transports whose acks come from below (TCP), keyed by what the
+ * transport stored in rm->m_ack_seq before setting RDS_MSG_HAS_ACK_SEQ.
+ *
+ * Context: any.
+ */
+void rds_send_drop_acked_fn(struct rds_connection *conn,
+			    bool (*acked)(struct rds_message *rm, u64 arg),
+			    u64 arg)
+{
+	rds_send_drop_acked_until(conn, acked, arg);
+}
+EXPORT_SYMBOL_GPL(rds_send_drop_acked_fn);
 
 /* Take every message off @conn (teardown of a connection). */
 void rds_send_drop_all(struct rds_connection *conn)
@@ -124,6 +164,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+		clear_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags);
 		rm->m_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
@@ -256,6 +297,69 @@ static int rds_send_xmit_rdma(struct rds_connection *conn,
 	return ret;
 }
 
+/* The next message to hand to the transport, with a reference, as
+ * conn->c_xmit_rm: the one the transport stopped in, a congestion map
+ * update, or the head of the send queue (moved to the retransmit list
+ * first: the ack may come at once). NULL when there is nothing to send.
+ */
+static struct rds_message *rds_send_next(struct rds_connection *conn,
+					 int *err)
+{
+	struct rds_message *rm = conn->c_xmit_rm;
+
+	*err = 0;
+	if (rm) {
+		/* Canceled before its first byte left: forget it. */
+		if (conn->c_xmit_pos || test_bit(RDS_MSG_ON_CONN, &rm->m_flags) ||
+		    (rm->m_hdr.h_flags & RDS_FLAG_CONG_BITMAP))
+			return rm;
+		conn->c_xmit_rm = NULL;
+		rds_message_put(rm);
+	}
+	if (test_and_clear_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
+		rm = rds_cong_map_msg(conn);
+		if (!rm) {
+			set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		goto out;
+	}
+	spin_lock_bh(&conn->c_lock);
+	rm = list_first_entry_or_null(&conn->c_send_queue, struct rds_message,
+				      m_conn_item);
+	if (rm) {
+		list_move_tail(&rm->m_conn_item, &conn->c_retrans);
+		rds_message_get(rm);
+	}
+	spin_unlock_bh(&conn->c_lock);
+	if (!rm)
+		return NULL;
+out:
+	conn->c_xmit_rm = rm;
+	conn->c_xmit_pos = 0;
+	return rm;
+}
+
+/* Hand @rm (conn->c_xmit_rm) to the transport: its RDMA first, then the
+ * message from where it stopped.
+ */
+static int rds_send_one(struct rds_connection *conn, struct rds_message *rm)
+{
+	int ret = 0;
+
+	if (!conn->c_xmit_pos)
+		ret = rds_send_xmit_rdma(conn, rm);
+	if (!ret)
+		ret = conn->c_trans->xmit(conn, rm, &conn->c_xmit_pos);
+	if (!ret) {
+		conn->c_xmit_rm = NULL;
+		conn->c_xmit_pos = 0;
+		rds_message_put(rm);
+	}
+	return ret;
+}
+
 /**
  * rds_send_xmit - run the transmit loop of a connection
  * @conn: the connection
@@ -263,20 +367,23 @@ static int rds_send_xmit_rdma(struct rds_connection *conn,
  * One caller at a time transmits; others leave their messages to it.
  *
  * Context: process context, may sleep.
- * Return: 0, or -EAGAIN / -ENOMEM when the transport asked for a retry
- * (the send worker is then scheduled).
+ * Return: 0, or -EAGAIN / -ENOMEM when the transport ran out of room
+ * (it kicks us when it has some again) or memory (the send worker is
+ * scheduled).
  */
 int rds_send_xmit(struct rds_connection *conn)
 {
+	const struct rds_transport *trans = conn->c_trans;
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_message *rm;
-	int ret = 0;
+	int ret;
 
 restart:
 	if (!rds_conn_xmit_trylock(conn)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_CONTENTION);
 		return 0;
 	}
+	clear_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags);
 	if (rds_conn_state(conn) != RDS_CONN_UP) {
 		rds_conn_xmit_unlock(conn);
 		if (wq_has_sleeper(&conn->c_waitq))	/* implies a barrier */
@@ -285,33 +392,18 @@ restart:
 		return 0;
 	}
 
+	if (trans->xmit_prepare)
+		trans->xmit_prepare(conn);
 	for (;;) {
-		spin_lock_bh(&conn->c_lock);
-		rm = list_first_entry_or_null(&conn->c_send_queue,
-					      struct rds_message, m_conn_item);
-		if (rm) {
-			/* On retrans before xmit: the ack may come at once. */
-			list_move_tail(&rm->m_conn_item, &conn->c_retrans);
-			rds_message_get(rm);
-		}
-		spin_unlock_bh(&conn->c_lock);
+		rm = rds_send_next(conn, &ret);
 		if (!rm)
 			break;
-
-		ret = rds_send_xmit_rdma(conn, rm);
-		if (!ret)
-			ret = conn->c_trans->xmit(conn, rm);
-		if (ret) {
-			spin_lock_bh(&conn->c_lock);
-			if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags))
-				list_move(&rm->m_conn_item,
-					  &conn->c_send_queue);
-			spin_unlock_bh(&conn->c_lock);
-		}
-		rds_message_put(rm);
+		ret = rds_send_one(conn, rm);
 		if (ret)
 			break;
 	}
+	if (trans->xmit_complete)
+		trans->xmit_complete(conn);
 
 	rds_conn_xmit_unlock(conn);
 	/* Order the release against the checks below (and the shutdown
@@ -321,7 +413,16 @@ restart:
 	if (wq_has_sleeper(&conn->c_waitq))
 		wake_up_all(&conn->c_waitq);
 
-	if (ret == -EAGAIN || ret == -ENOMEM) {
+	if (ret == -EAGAIN) {
+		/* The transport kicks us when it has room; a kick that came
+		 * while we held the lock found it taken, so look again.
+		 */
+		rds_stats_inc(rn, RDS_STAT_SEND_IMMEDIATE_RETRY);
+		if (test_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags))
+			goto restart;
+		return ret;
+	}
+	if (ret == -ENOMEM) {
 		rds_stats_inc(rn, RDS_STAT_SEND_DELAYED_RETRY);
 		rds_conn_queue_delayed(conn, &conn->c_send_w, 1);
 		return ret;
@@ -331,7 +432,8 @@ restart:
 		return 0;
 	}
 	/* A message queued while we were finishing would be stranded. */
-	if (!list_empty_careful(&conn->c_send_queue)) {
+	if (!list_empty_careful(&conn->c_send_queue) ||
+	    test_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
 		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_QUEUE_RACED);
 		goto restart;
 	}
@@ -355,6 +457,9 @@ void rds_send_worker(struct work_struct *work)
  */
 void rds_send_kick(struct rds_connection *conn)
 {
+	set_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags);
+	/* The transmit loop clears the bit after taking its lock. */
+	smp_mb__after_atomic();
 	rds_conn_queue_delayed(conn, &conn->c_send_w, 0);
 }
 EXPORT_SYMBOL_GPL(rds_send_kick);
@@ -396,6 +501,15 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	rm->m_daddr = *to;
 	rm->m_hdr.h_sport = 0;
 	rm->m_hdr.h_dport = dport;
+	/* The answer to a multipath probe says how many lanes we have. */
+	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+	    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
+		struct rds_ext_header_npaths np = {
+			.h_npaths = cpu_to_be16(RDS_LANES),
+		};
+
+		rds_hdr_add_ext(&rm->m_hdr, RDS_EXTHDR_NPATHS, &np, sizeof(np));
+	}
 
 	spin_lock_bh(&back->c_lock);
 	if (test_bit(RDS_CONN_DESTROYING, &back->c_flags)) {
@@ -612,7 +726,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 
 	if (payload_len > RDS_MAX_MSG_SIZE || payload_len > rds_sk_sndbuf(rs))
 		return -EMSGSIZE;
-	if (zcopy && rs->rs_transport->type != RDS_TRANS_TYPE_TCP)
+	if (zcopy && !(rs->rs_transport->caps & RDS_TRANS_CAP_ZEROCOPY))
 		return -EOPNOTSUPP;
 	ret = rds_send_check_cmsgs(msg, zcopy);
 	if (ret)

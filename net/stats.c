@@ -39,5 +39,7 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_BYTES_ADDED_TO_SOCK]	= "recv_bytes_added_to_sock",
 	[RDS_STAT_RECV_BYTES_FREED_FROMSOCK]	= "recv_bytes_freed_fromsock",
 	[RDS_STAT_SEND_STUCK_RM]		= "send_stuck_rm",
-	[RDS_STAT_CONN_REAPED]		= "conn_reaped",
+	[RDS_STAT_CONN_REAPED]			= "conn_reaped",
+	[RDS_STAT_RECV_DROP_OVER_RCVBUF]	= "recv_drop_over_rcvbuf",
+	[RDS_STAT_RECV_DROP_BAD_HEADER]		= "recv_drop_bad_header",
 };

@@ -169,10 +169,63 @@ const struct rds_transport *rds_trans_find_for_addr(struct net *net,
 		mutex_unlock(&rds_trans_mutex);
 		if (!trans)
 			continue;
-		if (!trans->laddr_check(net, addr, scope_id))
+		if ((net_eq(net, &init_net) ||
+		     (trans->caps & RDS_TRANS_CAP_NETNS)) &&
+		    !trans->laddr_check(net, addr, scope_id))
 			return trans;
 		rds_trans_put(trans);
 	}
+	return NULL;
+}
+
+/**
+ * rds_trans_for_each - call @fn on every registered transport
+ * @fn: callback; runs under the registry mutex (may sleep, must not
+ *	register or look up transports)
+ * @arg: passed to @fn
+ */
+void rds_trans_for_each(void (*fn)(const struct rds_transport *trans,
+				   void *arg),
+			void *arg)
+{
+	int i;
+
+	mutex_lock(&rds_trans_mutex);
+	for (i = 0; i < RDS_TRANS_TYPE_MAX; i++)
+		if (rds_trans_slots[i])
+			fn(rds_trans_slots[i], arg);
+	mutex_unlock(&rds_trans_mutex);
+}
+
+/**
+ * rds_trans_get_info - the transport that exports an RDS_INFO_* table
+ * @optname: RDS_INFO_* number
+ * @table: set to the table
+ *
+ * Return: the transport, pinned (rds_trans_put() it), or NULL.
+ */
+const struct rds_transport *rds_trans_get_info(int optname,
+					       const struct rds_info_table **table)
+{
+	const struct rds_transport *trans;
+	unsigned int j;
+	int i;
+
+	mutex_lock(&rds_trans_mutex);
+	for (i = 0; i < RDS_TRANS_TYPE_MAX; i++) {
+		trans = rds_trans_slots[i];
+		if (!trans)
+			continue;
+		for (j = 0; j < trans->n_info; j++) {
+			if (trans->info[j].optname != optname ||
+			    !try_module_get(trans->owner))
+				continue;
+			*table = &trans->info[j];
+			mutex_unlock(&rds_trans_mutex);
+			return trans;
+		}
+	}
+	mutex_unlock(&rds_trans_mutex);
 	return NULL;
 }
 

@@ -49,7 +49,8 @@ static bool rds_loop_undelivered(const struct rds_message *rm)
 }
 
 /* The message is its own incoming; the incoming holds a message reference. */
-static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
+static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm,
+			 unsigned int *pos)
 {
 	struct rds_incoming *inc = &rm->m_inc;
 
@@ -83,6 +84,7 @@ static const struct rds_transport rds_loop_transport = {
 	.name			= "loopback",
 	.type			= RDS_TRANS_TYPE_LOOP,
 	.owner			= THIS_MODULE,
+	.caps			= RDS_TRANS_CAP_NETNS,
 	.laddr_check		= rds_loop_laddr_check,
 	.faddr_check		= rds_loop_faddr_check,
 	.xmit			= rds_loop_xmit,
@@ -101,7 +103,7 @@ static void __exit rds_loop_exit(void)
 {
 	rds_trans_unregister(&rds_loop_transport);
 	/* No socket pins us any more: what is left belongs to closed ones. */
-	rds_conn_destroy_transport(&rds_loop_transport);
+	rds_conn_destroy_transport(&rds_loop_transport, NULL);
 }
 
 module_init(rds_loop_init);

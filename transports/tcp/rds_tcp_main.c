@@ -1,21 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rds_tcp.ko: RDS over TCP (port 16385).
+ * rds_tcp.ko: RDS over TCP, port 16385, in every network namespace,
+ * interoperating with Linux's in-tree rds_tcp.
  *
- * This stage serves local addresses: a socket may bind any address of its
- * namespace with the TCP transport, and since TCP prefers loopback (as
- * Linux's rds_tcp), traffic between local addresses is carried by
- * rds_loop. Connections to other hosts need the TCP engine (kernel
- * sockets, framing, acks from the TCP stream), which is its own issue;
- * until then such sends fail with ENETUNREACH.
+ * This file holds the module: the transport's ops table, the
+ * per-namespace state (listener and the net.rds.tcp sysctls), the
+ * RDS_INFO_TCP_SOCKETS tables and the counters. Connections between two
+ * local addresses go through the loopback transport (prefer_loopback),
+ * as in Linux.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <net/netns/generic.h>
+#include <net/rds/compat.h>
 #include <net/route.h>
-#include <net/rds/connection.h>
-#include <net/rds/transport.h>
+#include <net/tcp.h>
+
+#include "rds_tcp.h"
+
+unsigned int rds_tcp_net_id;
+struct workqueue_struct *rds_tcp_wq;
+DEFINE_PER_CPU(u64 [RDS_TCP_STAT_MAX], rds_tcp_stats);
+
+static const char *const rds_tcp_stat_names[RDS_TCP_STAT_MAX] = {
+	[RDS_TCP_STAT_DATA_READY_CALLS]		= "tcp_data_ready_calls",
+	[RDS_TCP_STAT_WRITE_SPACE_CALLS]	= "tcp_write_space_calls",
+	[RDS_TCP_STAT_SNDBUF_FULL]		= "tcp_sndbuf_full",
+	[RDS_TCP_STAT_CONNECT_RACED]		= "tcp_connect_raced",
+	[RDS_TCP_STAT_LISTEN_CLOSED_STALE]	= "tcp_listen_closed_stale",
+	[RDS_TCP_STAT_ACCEPT_REFUSED]		= "tcp_accept_refused",
+};
+
+struct rds_tcp_net *rds_tcp_net(struct net *net)
+{
+	return net_generic(net, rds_tcp_net_id);
+}
 
 static int rds_tcp_laddr_check(struct net *net, const struct in6_addr *addr,
 			       __u32 scope_id)
@@ -40,23 +62,294 @@ static int rds_tcp_laddr_check(struct net *net, const struct in6_addr *addr,
 	return local ? 0 : -EADDRNOTAVAIL;
 }
 
-static const struct rds_transport rds_tcp_transport = {
+static int rds_tcp_conn_alloc(struct rds_connection *conn, gfp_t gfp)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+
+	mutex_init(&tc->t_mutex);
+	spin_lock_init(&tc->t_lock);
+	INIT_WORK(&tc->t_recv_w, rds_tcp_recv_worker);
+	return 0;
+}
+
+static void rds_tcp_conn_free(struct rds_connection *conn)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+
+	/* Shut down already; a socket the peer connected may still wait. */
+	cancel_work_sync(&tc->t_recv_w);
+	if (tc->t_accepted)
+		sock_release(tc->t_accepted);
+	tc->t_accepted = NULL;
+	mutex_destroy(&tc->t_mutex);
+}
+
+/* Linux's rds_tcp: a socket over TCP has TOS 0 whatever it asks for. */
+static u8 rds_tcp_tos_map(u8 tos)
+{
+	return 0;
+}
+
+/* RDS_INFO_TCP_SOCKETS and its IPv6 twin. */
+struct rds_tcp_info_arg {
+	struct rds_info_buf	*b;
+	bool			v6;
+};
+
+static void rds_tcp_info_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+	struct rds_tcp_info_arg *ia = arg;
+	__be16 sport, dport;
+	u64 hdr_rem, data_rem;
+	struct inet_sock *inet;
+	bool up;
+
+	if (!ia->v6 && conn->c_isv6)
+		return;
+	spin_lock_bh(&tc->t_lock);
+	up = tc->t_sock;
+	if (up) {
+		inet = inet_sk(tc->t_sock->sk);
+		sport = inet->inet_sport;
+		dport = inet->inet_dport;
+	}
+	spin_unlock_bh(&tc->t_lock);
+	if (!up)
+		return;
+	hdr_rem = sizeof(struct rds_header) - READ_ONCE(tc->t_hdr_got);
+	data_rem = 0;
+	if (READ_ONCE(tc->t_tinc))
+		hdr_rem = 0;
+
+	if (ia->v6) {
+		struct rds6_info_tcp_socket ts = {};
+
+		ts.local_addr = conn->c_laddr;
+		ts.local_port = sport;
+		ts.peer_addr = conn->c_faddr;
+		ts.peer_port = dport;
+		ts.hdr_rem = hdr_rem;
+		ts.data_rem = data_rem;
+		ts.last_sent_nxt = READ_ONCE(tc->t_last_sent_nxt);
+		ts.last_expected_una = READ_ONCE(tc->t_last_expected_una);
+		ts.last_seen_una = READ_ONCE(tc->t_last_seen_una);
+		rds_info_emit(ia->b, &ts);
+	} else {
+		struct rds_info_tcp_socket ts = {};
+
+		ts.local_addr = conn->c_laddr.s6_addr32[3];
+		ts.local_port = sport;
+		ts.peer_addr = conn->c_faddr.s6_addr32[3];
+		ts.peer_port = dport;
+		ts.hdr_rem = hdr_rem;
+		ts.data_rem = data_rem;
+		ts.last_sent_nxt = READ_ONCE(tc->t_last_sent_nxt);
+		ts.last_expected_una = READ_ONCE(tc->t_last_expected_una);
+		ts.last_seen_una = READ_ONCE(tc->t_last_seen_una);
+		ts.tos = conn->c_tos;
+		rds_info_emit(ia->b, &ts);
+	}
+}
+
+static void rds_tcp_info4(struct net *net, struct rds_info_buf *b)
+{
+	struct rds_tcp_info_arg ia = { .b = b, .v6 = false };
+
+	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
+}
+
+static void rds_tcp_info6(struct net *net, struct rds_info_buf *b)
+{
+	struct rds_tcp_info_arg ia = { .b = b, .v6 = true };
+
+	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
+}
+
+static const struct rds_info_table rds_tcp_info[] = {
+	{ RDS_INFO_TCP_SOCKETS, sizeof(struct rds_info_tcp_socket),
+	  rds_tcp_info4 },
+	{ RDS6_INFO_TCP_SOCKETS, sizeof(struct rds6_info_tcp_socket),
+	  rds_tcp_info6 },
+};
+
+/* Linux's counters are global, not per namespace; so are ours. */
+static void rds_tcp_stats_sum(struct net *net, u64 *vals)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < RDS_TCP_STAT_MAX; i++)
+			vals[i] += per_cpu(rds_tcp_stats, cpu)[i];
+}
+
+const struct rds_transport rds_tcp_transport = {
 	.name			= "tcp",
 	.type			= RDS_TRANS_TYPE_TCP,
 	.owner			= THIS_MODULE,
+	.caps			= RDS_TRANS_CAP_WIRE | RDS_TRANS_CAP_NETNS,
 	.prefer_loopback	= true,
+	.conn_data_size		= sizeof(struct rds_tcp_conn),
 	.laddr_check		= rds_tcp_laddr_check,
+	.conn_alloc		= rds_tcp_conn_alloc,
+	.conn_free		= rds_tcp_conn_free,
+	.conn_connect		= rds_tcp_conn_connect,
+	.conn_shutdown		= rds_tcp_conn_shutdown,
+	.xmit_prepare		= rds_tcp_xmit_prepare,
+	.xmit_complete		= rds_tcp_xmit_complete,
+	.xmit			= rds_tcp_xmit,
+	.tos_map		= rds_tcp_tos_map,
+	.inc_copy_to_user	= rds_tcp_inc_copy_to_user,
+	.inc_free		= rds_tcp_inc_free,
+	.info			= rds_tcp_info,
+	.n_info			= ARRAY_SIZE(rds_tcp_info),
+	.stat_names		= rds_tcp_stat_names,
+	.n_stats		= RDS_TCP_STAT_MAX,
+	.stats_sum		= rds_tcp_stats_sum,
+};
+
+/* net.rds.tcp: socket buffer sizes; 0 lets TCP autotune. */
+
+static void rds_tcp_drop_one(struct rds_connection *conn, void *arg)
+{
+	rds_conn_drop(conn);
+}
+
+static int rds_tcp_skbuf_handler(rds_ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct net *net = table->extra2;
+	struct ctl_table tmp = *table;
+	int val = *(int *)table->data, ret;
+
+	tmp.data = &val;
+	tmp.extra1 = NULL;
+	tmp.extra2 = NULL;
+	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	if (val < 0 || (val && val < (long)table->extra1) || val > INT_MAX / 2)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)table->data, val);
+	/* New sizes apply to new sockets: reconnect, as Linux does. */
+	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_drop_one, NULL);
+	return 0;
+}
+
+static struct ctl_table rds_tcp_sysctl_template[] = {
+	{
+		.procname	= "rds_tcp_sndbuf",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= rds_tcp_skbuf_handler,
+		.extra1		= (void *)(long)SOCK_MIN_SNDBUF,
+	},
+	{
+		.procname	= "rds_tcp_rcvbuf",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= rds_tcp_skbuf_handler,
+		.extra1		= (void *)(long)SOCK_MIN_RCVBUF,
+	},
+	{ }
+};
+
+static int rds_tcp_sysctl_init(struct net *net, struct rds_tcp_net *rtn)
+{
+	struct ctl_table *t;
+
+	t = kmemdup(rds_tcp_sysctl_template, sizeof(rds_tcp_sysctl_template),
+		    GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t[0].data = &rtn->sndbuf;
+	t[0].extra2 = net;
+	t[1].data = &rtn->rcvbuf;
+	t[1].extra2 = net;
+	rtn->sysctl_hdr = rds_register_net_sysctl(net, "net/rds/tcp", t,
+						  ARRAY_SIZE(rds_tcp_sysctl_template) - 1);
+	if (!rtn->sysctl_hdr) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	rtn->sysctl_table = t;
+	return 0;
+}
+
+static void rds_tcp_sysctl_exit(struct rds_tcp_net *rtn)
+{
+	unregister_net_sysctl_table(rtn->sysctl_hdr);
+	kfree(rtn->sysctl_table);
+}
+
+static int __net_init rds_tcp_net_init(struct net *net)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+	int ret;
+
+	ret = rds_tcp_sysctl_init(net, rtn);
+	if (ret)
+		return ret;
+	ret = rds_tcp_listen_start(net);
+	if (ret)
+		goto err_sysctl;
+	return 0;
+
+err_sysctl:
+	rds_tcp_sysctl_exit(rtn);
+	return ret;
+}
+
+/* The namespace has no RDS socket left (each holds it): close the
+ * listener, then the connections, whose kernel sockets do not hold the
+ * namespace and must not outlive it.
+ */
+static void __net_exit rds_tcp_net_exit(struct net *net)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+
+	rds_tcp_listen_stop(net);
+	rds_conn_destroy_transport(&rds_tcp_transport, net);
+	rds_tcp_sysctl_exit(rtn);
+}
+
+static struct pernet_operations rds_tcp_net_ops = {
+	.init	= rds_tcp_net_init,
+	.exit	= rds_tcp_net_exit,
+	.id	= &rds_tcp_net_id,
+	.size	= sizeof(struct rds_tcp_net),
 };
 
 static int __init rds_tcp_init(void)
 {
-	return rds_trans_register(&rds_tcp_transport);
+	int ret;
+
+	rds_tcp_wq = alloc_workqueue("rds_tcp", WQ_MEM_RECLAIM, 0);
+	if (!rds_tcp_wq)
+		return -ENOMEM;
+	ret = rds_trans_register(&rds_tcp_transport);
+	if (ret)
+		goto err_wq;
+	ret = register_pernet_device(&rds_tcp_net_ops);
+	if (ret)
+		goto err_trans;
+	return 0;
+
+err_trans:
+	rds_trans_unregister(&rds_tcp_transport);
+	rds_conn_destroy_transport(&rds_tcp_transport, NULL);
+err_wq:
+	destroy_workqueue(rds_tcp_wq);
+	return ret;
 }
 
 static void __exit rds_tcp_exit(void)
 {
 	rds_trans_unregister(&rds_tcp_transport);
-	rds_conn_destroy_transport(&rds_tcp_transport);
+	/* Every namespace's listener and connections go. */
+	unregister_pernet_device(&rds_tcp_net_ops);
+	rds_conn_destroy_transport(&rds_tcp_transport, NULL);
+	destroy_workqueue(rds_tcp_wq);
 }
 
 module_init(rds_tcp_init);

@@ -35,6 +35,13 @@ enum {
 	RDS_CONN_DESTROYING,	/* unhashed, being killed: queue nothing new,
 				 * schedule no work; set under c_lock
 				 */
+	RDS_CONN_WANT_CONNECT,	/* reconnect after shutdown even with
+				 * nothing queued (the peer connected)
+				 */
+	RDS_CONN_CONG_QUEUED,	/* our congestion map changed: send it */
+	RDS_CONN_XMIT_KICKED,	/* rds_send_kick() since the transmit loop
+				 * last looked
+				 */
 };
 
 /**
@@ -50,14 +57,20 @@ enum {
  * @c_isv6: the addresses are real IPv6 (not v4-mapped)
  * @c_loopback: the peer address is local
  * @c_trans: transport carrying the traffic
- * @c_transport_data: the transport's per-connection state
  * @c_state: RDS_CONN_*; changed with cmpxchg
  * @c_flags: RDS_CONN_* bits
  * @c_lock: protects the queues and sequence numbers below
  * @c_next_tx_seq: sequence of the next queued message
  * @c_send_queue: messages waiting for the transport
  * @c_retrans: messages sent and not yet acked
- * @c_next_rx_seq: next sequence expected from the peer (dups are older)
+ * @c_next_rx_seq: next sequence expected from the peer (dups are older);
+ *	written by the receive path, which is serialized per connection
+ * @c_xmit_rm: message the transport stopped in the middle of, with a
+ *	reference; only the transmit loop (transmit lock) and shutdown
+ *	touch it
+ * @c_xmit_pos: the transport's position in @c_xmit_rm
+ * @c_npaths: lanes the peer supports, from its NPATHS probe or pong;
+ *	0 until known
  * @c_lcong: congestion map of the local address
  * @c_fcong: congestion map of the peer address
  * @c_send_w: retries transmission from process context
@@ -71,6 +84,10 @@ enum {
  * @c_rcu: frees the connection after lockless hash walkers are done
  * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
  *	for senders, a full acquire for shutdown, which waits for it)
+ * @c_all_item: on the list of every connection (connection.c)
+ * @c_kill_item: on a killer's private list (connection.c)
+ * @c_free_w: frees the connection from process context
+ * @c_tdata: the transport's per-connection state, conn_data_size bytes
  */
 struct rds_connection {
 	refcount_t		c_refs;
@@ -83,7 +100,6 @@ struct rds_connection {
 	bool			c_isv6;
 	bool			c_loopback;
 	const struct rds_transport *c_trans;
-	void			*c_transport_data;
 
 	atomic_t		c_state;
 	unsigned long		c_flags;
@@ -93,6 +109,9 @@ struct rds_connection {
 	struct list_head	c_send_queue;
 	struct list_head	c_retrans;
 	u64			c_next_rx_seq;
+	struct rds_message	*c_xmit_rm;
+	unsigned int		c_xmit_pos;
+	u8			c_npaths;
 
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
@@ -108,7 +127,23 @@ struct rds_connection {
 #ifdef CONFIG_LOCKDEP
 	struct lockdep_map	c_xmit_map;
 #endif
+	struct list_head	c_all_item;
+	struct list_head	c_kill_item;
+	struct work_struct	c_free_w;
+	u64			c_tdata[];
 };
+
+/* The transport's per-connection state (rds_transport.conn_data_size). */
+static inline void *rds_conn_tdata(struct rds_connection *conn)
+{
+	return conn->c_tdata;
+}
+
+/* The connection whose transport state is @tdata. */
+static inline struct rds_connection *rds_conn_from_tdata(void *tdata)
+{
+	return container_of(tdata, struct rds_connection, c_tdata);
+}
 
 static inline struct net *rds_conn_net(const struct rds_connection *conn)
 {
@@ -149,17 +184,37 @@ static inline void rds_conn_xmit_unlock(struct rds_connection *conn)
 	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
 }
 
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp);
 bool rds_conn_transition(struct rds_connection *conn,
 			 enum rds_conn_state from, enum rds_conn_state to);
+void rds_conn_want_connect(struct rds_connection *conn);
+void rds_conn_for_each_of(struct net *net, const struct rds_transport *trans,
+			  void (*fn)(struct rds_connection *conn, void *arg),
+			  void *arg);
 void rds_conn_get(struct rds_connection *conn);
 void rds_conn_put(struct rds_connection *conn);
 bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 		       int dev_if);
 void rds_connect_complete(struct rds_connection *conn);
 void rds_conn_drop(struct rds_connection *conn);
-void rds_conn_destroy_transport(const struct rds_transport *trans);
+void rds_conn_destroy_transport(const struct rds_transport *trans,
+				struct net *net);
+
+/* Is @conn's peer address the higher one? That side never initiates. */
+static inline bool rds_conn_peer_is_lower(const struct rds_connection *conn)
+{
+	return memcmp(&conn->c_faddr, &conn->c_laddr,
+		      sizeof(conn->c_laddr)) < 0;
+}
 
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack);
+void rds_send_drop_acked_fn(struct rds_connection *conn,
+			    bool (*acked)(struct rds_message *rm, u64 arg),
+			    u64 arg);
 void rds_send_kick(struct rds_connection *conn);
 
 #endif /* _NET_RDS_CONNECTION_H */

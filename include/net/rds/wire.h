@@ -87,7 +87,37 @@ struct rds_ext_header_rdma_dest {
 
 static_assert(sizeof(struct rds_ext_header_rdma_dest) == 8);
 
+struct rds_ext_header_npaths {
+	__be16	h_npaths;
+};
+
+static_assert(sizeof(struct rds_ext_header_npaths) == 2);
+
+struct rds_ext_header_gen_num {
+	__be32	h_gen_num;
+};
+
+static_assert(sizeof(struct rds_ext_header_gen_num) == 4);
+
 /* Congestion maps: one bit per port, 8 KiB per address, LE bit order. */
 #define RDS_CONG_MAP_BYTES	(65536 / 8)
+
+/* RDS over TCP listens here (IANA "rds-tcp"); Linux's IPv6 RDMA CM
+ * listener uses the same number.
+ */
+#define RDS_TCP_PORT		16385
+
+/* Most lanes (parallel transport connections) one peer pair may use. */
+#define RDS_MPATH_WORKERS	8
+
+struct rds_message;
+
+unsigned int rds_exthdr_size(u8 type);
+int rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
+		    unsigned int len);
+bool rds_hdr_find_ext(const struct rds_header *hdr, u8 type, void *body);
+int rds_hdr_check(const struct rds_header *hdr);
+void rds_hdr_csum_set(struct rds_header *hdr);
+bool rds_hdr_csum_ok(const struct rds_header *hdr);
 
 #endif /* _NET_RDS_WIRE_H */

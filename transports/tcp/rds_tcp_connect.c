@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TCP socket under an RDS connection: connecting, taking over a
+ * socket the peer connected, the state callback, and shutdown.
+ *
+ * Who connects: as in Linux's rds_tcp, only the numerically lower address
+ * initiates. The higher one, when it has something to send, makes a
+ * connection attempt anyway: the lower side refuses it and connects back,
+ * so the attempt only serves to wake the peer up.
+ *
+ * A socket the peer connected is not installed by the accepting worker
+ * but handed to the connection (rds_tcp_conn_accepted()), which installs
+ * it from its connect worker, after shutting down any older socket: only
+ * the core's workers ever change t_sock, one at a time.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "rds_tcp.h"
+
+/* Linux's rds_tcp keepalive: a dead peer is noticed in about 30 s. */
+#define RDS_TCP_KEEPIDLE	5
+#define RDS_TCP_KEEPINTVL	5
+#define RDS_TCP_KEEPCNT		5
+
+/**
+ * rds_tcp_tune - socket options of every RDS/TCP socket
+ * @net: namespace, for the buffer sysctls
+ * @sock: the socket
+ */
+void rds_tcp_tune(struct net *net, struct socket *sock)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+	struct sock *sk = sock->sk;
+	int sndbuf = READ_ONCE(rtn->sndbuf);
+	int rcvbuf = READ_ONCE(rtn->rcvbuf);
+
+	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, RDS_TCP_KEEPIDLE);
+	tcp_sock_set_keepintvl(sk, RDS_TCP_KEEPINTVL);
+	tcp_sock_set_keepcnt(sk, RDS_TCP_KEEPCNT);
+	lock_sock(sk);
+	if (sndbuf > 0) {
+		WRITE_ONCE(sk->sk_sndbuf, sndbuf);
+		sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	}
+	if (rcvbuf > 0) {
+		WRITE_ONCE(sk->sk_rcvbuf, rcvbuf);
+		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+	}
+	release_sock(sk);
+}
+
+static void rds_tcp_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk);
+	struct rds_connection *conn;
+	struct rds_tcp_conn *tc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	tc = sk->sk_user_data;
+	if (!tc) {
+		orig = sk->sk_state_change;
+		goto out;
+	}
+	orig = tc->t_orig.state_change;
+	conn = rds_tcp_to_conn(tc);
+
+	switch (sk->sk_state) {
+	case TCP_ESTABLISHED:
+		/* Our attempt toward a lower peer only woke it up. */
+		if (rds_conn_peer_is_lower(conn))
+			rds_conn_drop(conn);
+		else
+			rds_connect_complete(conn);
+		break;
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+	case TCP_CLOSE:
+		rds_conn_drop(conn);
+		break;
+	default:
+		break;
+	}
+out:
+	read_unlock_bh(&sk->sk_callback_lock);
+	orig(sk);
+}
+
+/* Make @sock the connection's socket: our callbacks in, t_sock set. */
+static void rds_tcp_install(struct rds_tcp_conn *tc, struct socket *sock,
+			    const struct rds_tcp_callbacks *orig)
+{
+	struct sock *sk = sock->sk;
+
+	lockdep_assert_held(&tc->t_mutex);
+	write_lock_bh(&sk->sk_callback_lock);
+	tc->t_orig = *orig;
+	sk->sk_user_data = tc;
+	sk->sk_data_ready = rds_tcp_data_ready;
+	sk->sk_write_space = rds_tcp_write_space;
+	sk->sk_state_change = rds_tcp_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock_bh(&tc->t_lock);
+	tc->t_sock = sock;
+	spin_unlock_bh(&tc->t_lock);
+}
+
+static void rds_tcp_callbacks_of(struct sock *sk, struct rds_tcp_callbacks *cb)
+{
+	cb->data_ready = sk->sk_data_ready;
+	cb->write_space = sk->sk_write_space;
+	cb->state_change = sk->sk_state_change;
+}
+
+static int rds_tcp_sockaddr(const struct rds_connection *conn,
+			    const struct in6_addr *addr, __be16 port,
+			    struct sockaddr_storage *ss)
+{
+	if (ipv6_addr_v4mapped(addr)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = addr->s6_addr32[3];
+		sin->sin_port = port;
+		return sizeof(*sin);
+	}
+	{
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		memset(sin6, 0, sizeof(*sin6));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = *addr;
+		sin6->sin6_port = port;
+		sin6->sin6_scope_id = conn->c_dev_if;
+		return sizeof(*sin6);
+	}
+}
+
+/* Start a TCP connection from our address to the peer's port 16385. */
+static int rds_tcp_connect_out(struct rds_connection *conn,
+			       struct rds_tcp_conn *tc)
+{
+	struct net *net = rds_conn_net(conn);
+	struct rds_tcp_callbacks orig;
+	struct sockaddr_storage ss;
+	struct socket *sock;
+	int len, ret;
+
+	ret = sock_create_kern(net, ipv6_addr_v4mapped(&conn->c_laddr) ?
+			       AF_INET : AF_INET6, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	if (ret)
+		return ret;
+	rds_tcp_tune(net, sock);
+
+	len = rds_tcp_sockaddr(conn, &conn->c_laddr, 0, &ss);
+	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	if (ret)
+		goto err;
+
+	rds_tcp_callbacks_of(sock->sk, &orig);
+	rds_tcp_install(tc, sock, &orig);
+	len = rds_tcp_sockaddr(conn, &conn->c_faddr, htons(RDS_TCP_PORT), &ss);
+	ret = kernel_connect(sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
+	if (ret == -EINPROGRESS)
+		ret = 0;
+	/* On failure the installed socket goes with the shutdown that
+	 * rds_conn_drop() starts.
+	 */
+	return ret;
+err:
+	sock_release(sock);
+	return ret;
+}
+
+/**
+ * rds_tcp_conn_connect - the core's connect worker wants us up
+ * @conn: the connection, CONNECTING
+ *
+ * Context: core workqueue, may sleep.
+ * Return: 0 (rds_connect_complete() follows) or -errno.
+ */
+int rds_tcp_conn_connect(struct rds_connection *conn)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+	struct rds_tcp_callbacks orig;
+	struct socket *sock;
+	int ret;
+
+	mutex_lock(&tc->t_mutex);
+	if (WARN_ON_ONCE(tc->t_sock)) {
+		mutex_unlock(&tc->t_mutex);
+		return -EISCONN;
+	}
+	sock = tc->t_accepted;
+	if (sock) {
+		tc->t_accepted = NULL;
+		/* An accepted socket inherited the listener's callbacks; give
+		 * it the kernel's defaults back when we let it go.
+		 */
+		orig = rds_tcp_net(rds_conn_net(conn))->listen_orig;
+		rds_tcp_install(tc, sock, &orig);
+		mutex_unlock(&tc->t_mutex);
+		rds_connect_complete(conn);
+		/* Data may have arrived before our callbacks were in. */
+		queue_work(rds_tcp_wq, &tc->t_recv_w);
+		return 0;
+	}
+	ret = rds_tcp_connect_out(conn, tc);
+	mutex_unlock(&tc->t_mutex);
+	return ret;
+}
+
+/**
+ * rds_tcp_conn_accepted - the peer connected a lane of @conn
+ * @conn: the connection (the caller holds a reference)
+ * @sock: the accepted socket, already tuned; @conn owns it from now on
+ *
+ * The connection takes the newest socket: a peer that connects again has
+ * given up on the old one (only the lower address connects, so the two
+ * ends never race with each other here).
+ *
+ * Context: process context (the accept worker).
+ */
+void rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+	struct socket *old;
+
+	mutex_lock(&tc->t_mutex);
+	old = tc->t_accepted;
+	tc->t_accepted = sock;
+	mutex_unlock(&tc->t_mutex);
+	if (old) {
+		rds_tcp_stat_inc(RDS_TCP_STAT_LISTEN_CLOSED_STALE);
+		sock_release(old);
+	}
+	switch (rds_conn_state(conn)) {
+	case RDS_CONN_UP:
+	case RDS_CONN_CONNECTING:
+		rds_tcp_stat_inc(RDS_TCP_STAT_CONNECT_RACED);
+		rds_conn_drop(conn);
+		break;
+	default:
+		break;
+	}
+	rds_conn_want_connect(conn);
+}
+
+/**
+ * rds_tcp_conn_shutdown - let the connection's socket go
+ * @conn: the connection, DISCONNECTING, with nothing transmitting
+ *
+ * Context: core workqueue, may sleep.
+ */
+void rds_tcp_conn_shutdown(struct rds_connection *conn)
+{
+	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+	struct socket *sock;
+	struct sock *sk;
+
+	mutex_lock(&tc->t_mutex);
+	sock = tc->t_sock;
+	if (!sock) {
+		mutex_unlock(&tc->t_mutex);
+		return;
+	}
+	sk = sock->sk;
+	/* Once the callbacks are out no softirq reads or acks for us. */
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = tc->t_orig.data_ready;
+	sk->sk_write_space = tc->t_orig.write_space;
+	sk->sk_state_change = tc->t_orig.state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	spin_lock_bh(&tc->t_lock);
+	tc->t_sock = NULL;
+	spin_unlock_bh(&tc->t_lock);
+	tc->t_xmit_blocked = false;
+	mutex_unlock(&tc->t_mutex);
+
+	/* A receive worker sees t_sock NULL from now on. */
+	cancel_work_sync(&tc->t_recv_w);
+	rds_tcp_recv_reset(tc);
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The listener: one TCP socket per network namespace on port 16385,
+ * dual stack (IPv6 with v4-mapped IPv4; IPv4 only if IPv6 is missing),
+ * and the worker that accepts from it.
+ *
+ * A connection from a higher address than ours is refused (Linux's rule:
+ * only the lower address initiates) and answered by connecting to the
+ * peer ourselves; one from a lower address is handed to its RDS
+ * connection, created on demand as for a send.
+ */
+#include <linux/in6.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "rds_tcp.h"
+
+#define RDS_TCP_BACKLOG	64
+
+/* Accepted sockets run this too until they get their own callbacks:
+ * they inherit the listener's.
+ */
+static void rds_tcp_listen_data_ready(struct sock *sk)
+{
+	void (*ready)(struct sock *sk);
+	struct rds_tcp_net *rtn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	rtn = sk->sk_user_data;
+	if (!rtn) {
+		ready = sk->sk_data_ready;
+		goto out;
+	}
+	ready = rtn->listen_orig.data_ready;
+	if (sk->sk_state == TCP_LISTEN)
+		queue_work(rds_tcp_wq, &rtn->accept_w);
+out:
+	read_unlock_bh(&sk->sk_callback_lock);
+	ready(sk);
+}
+
+/* Close @sock at once with a reset: nothing of it is ours to flush. */
+static void rds_tcp_refuse(struct socket *sock)
+{
+	sock_no_linger(sock->sk);
+	sock_release(sock);
+}
+
+/* Our address and the peer's, v4-mapped for IPv4. */
+static int rds_tcp_sock_addrs(struct socket *sock, struct in6_addr *laddr,
+			      struct in6_addr *faddr, int *dev_if)
+{
+	struct sock *sk = sock->sk;
+
+	*dev_if = 0;
+	if (sk->sk_family == AF_INET) {
+		ipv6_addr_set_v4mapped(inet_sk(sk)->inet_rcv_saddr, laddr);
+		ipv6_addr_set_v4mapped(inet_sk(sk)->inet_daddr, faddr);
+		return 0;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	*laddr = sk->sk_v6_rcv_saddr;
+	*faddr = sk->sk_v6_daddr;
+	if (ipv6_addr_type(laddr) & IPV6_ADDR_LINKLOCAL)
+		*dev_if = sk->sk_bound_dev_if;
+	return 0;
+#else
+	return -EAFNOSUPPORT;
+#endif
+}
+
+static void rds_tcp_accept_one(struct net *net, struct socket *sock)
+{
+	struct in6_addr laddr, faddr;
+	struct rds_connection *conn;
+	int dev_if;
+
+	if (rds_tcp_sock_addrs(sock, &laddr, &faddr, &dev_if))
+		goto refuse;
+	/* A mapped address on an IPv6 socket must be a real IPv4 peer. */
+	if (ipv6_addr_v4mapped(&laddr) != ipv6_addr_v4mapped(&faddr))
+		goto refuse;
+	conn = rds_conn_create(net, &laddr, &faddr, &rds_tcp_transport, 0,
+			       dev_if, GFP_KERNEL);
+	if (IS_ERR(conn))
+		goto refuse;
+	if (!rds_conn_peer_is_lower(conn)) {
+		/* The peer should not have initiated; we do it for it. */
+		rds_conn_want_connect(conn);
+		rds_conn_put(conn);
+		goto refuse;
+	}
+	rds_tcp_tune(net, sock);
+	rds_tcp_conn_accepted(conn, sock);
+	rds_conn_put(conn);
+	return;
+refuse:
+	rds_tcp_stat_inc(RDS_TCP_STAT_ACCEPT_REFUSED);
+	rds_tcp_refuse(sock);
+}
+
+static void rds_tcp_accept_worker(struct work_struct *work)
+{
+	struct rds_tcp_net *rtn = container_of(work, struct rds_tcp_net,
+					       accept_w);
+	struct socket *listen = READ_ONCE(rtn->listen_sock);
+	struct socket *sock;
+
+	if (!listen)
+		return;
+	while (!kernel_accept(listen, &sock, O_NONBLOCK)) {
+		rds_tcp_accept_one(sock_net(listen->sk), sock);
+		cond_resched();
+	}
+}
+
+/**
+ * rds_tcp_listen_start - open a namespace's listener
+ * @net: the namespace
+ *
+ * Return: 0 or -errno.
+ */
+int rds_tcp_listen_start(struct net *net)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+	struct sockaddr_storage ss = {};
+	struct socket *sock;
+	struct sock *sk;
+	int len, ret;
+
+	INIT_WORK(&rtn->accept_w, rds_tcp_accept_worker);
+	ret = sock_create_kern(net, AF_INET6, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (!ret) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		/* Dual stack whatever net.ipv6.bindv6only says: IPv4 peers
+		 * arrive v4-mapped.
+		 */
+		lock_sock(sock->sk);
+		sock->sk->sk_ipv6only = false;
+		release_sock(sock->sk);
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in6addr_any;
+		sin6->sin6_port = htons(RDS_TCP_PORT);
+		len = sizeof(*sin6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
+				       &sock);
+		if (ret)
+			return ret;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		sin->sin_port = htons(RDS_TCP_PORT);
+		len = sizeof(*sin);
+	}
+	sk = sock->sk;
+	sock_set_reuseaddr(sk);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	rtn->listen_orig.data_ready = sk->sk_data_ready;
+	rtn->listen_orig.write_space = sk->sk_write_space;
+	rtn->listen_orig.state_change = sk->sk_state_change;
+	sk->sk_user_data = rtn;
+	sk->sk_data_ready = rds_tcp_listen_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+
+	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	if (ret)
+		goto err;
+	ret = kernel_listen(sock, RDS_TCP_BACKLOG);
+	if (ret)
+		goto err;
+	WRITE_ONCE(rtn->listen_sock, sock);
+	return 0;
+err:
+	pr_warn("rds_tcp: cannot listen on port %d: %d\n", RDS_TCP_PORT, ret);
+	sock_release(sock);
+	return ret;
+}
+
+/**
+ * rds_tcp_listen_stop - close a namespace's listener
+ * @net: the namespace
+ *
+ * Afterwards no connection of @net is created from the network.
+ */
+void rds_tcp_listen_stop(struct net *net)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+	struct socket *sock = rtn->listen_sock;
+	struct sock *sk;
+
+	if (!sock)
+		return;
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = rtn->listen_orig.data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(rtn->listen_sock, NULL);
+	/* The worker looked at listen_sock before we cleared it, perhaps. */
+	cancel_work_sync(&rtn->accept_w);
+	sock_release(sock);
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receiving over TCP: the stream is cut back into [header][payload]
+ * frames as it arrives (in softirq, from data_ready, like Linux's
+ * rds_tcp), each header checked before anything is allocated for it, and
+ * each complete message handed to the core.
+ *
+ * Memory follows the bytes actually received: a header that announces
+ * 1 MiB costs nothing until the payload arrives, page by page, so a peer
+ * that stalls half-way holds at most what it sent. When softirq cannot
+ * allocate, reading stops and the receive worker carries on with
+ * GFP_KERNEL; the unread bytes wait in TCP (which then closes its window).
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/tcp.h>
+
+#include "rds_tcp.h"
+
+/* Payloads up to this size live in the incoming's own allocation. */
+#define RDS_TCP_INLINE_MAX	(PAGE_SIZE / 2)
+
+/**
+ * struct rds_tcp_incoming - a message received over TCP
+ * @ti_inc: what the core sees
+ * @ti_len: payload bytes
+ * @ti_data: the payload, if inline (@ti_len <= RDS_TCP_INLINE_MAX)
+ * @ti_pages: else one page per PAGE_SIZE, allocated as bytes arrive
+ */
+struct rds_tcp_incoming {
+	struct rds_incoming	ti_inc;
+	u32			ti_len;
+	u8			*ti_data;
+	struct page		**ti_pages;
+};
+
+static bool rds_tcp_inc_inline(const struct rds_tcp_incoming *tinc)
+{
+	return tinc->ti_len <= RDS_TCP_INLINE_MAX;
+}
+
+static struct rds_tcp_incoming *rds_tcp_inc_alloc(u32 len, gfp_t gfp)
+{
+	struct rds_tcp_incoming *tinc;
+	size_t extra;
+
+	if (len <= RDS_TCP_INLINE_MAX)
+		extra = len;
+	else
+		extra = DIV_ROUND_UP(len, PAGE_SIZE) * sizeof(struct page *);
+	tinc = kzalloc(sizeof(*tinc) + extra, gfp);
+	if (!tinc)
+		return NULL;
+	tinc->ti_len = len;
+	if (len <= RDS_TCP_INLINE_MAX)
+		tinc->ti_data = (u8 *)(tinc + 1);
+	else
+		tinc->ti_pages = (struct page **)(tinc + 1);
+	return tinc;
+}
+
+static void rds_tcp_tinc_free(struct rds_tcp_incoming *tinc)
+{
+	unsigned int i;
+
+	if (!rds_tcp_inc_inline(tinc))
+		for (i = 0; i < DIV_ROUND_UP(tinc->ti_len, PAGE_SIZE); i++)
+			if (tinc->ti_pages[i])
+				__free_page(tinc->ti_pages[i]);
+	kfree(tinc);
+}
+
+/* Copy @n bytes at @off of @skb to payload offset @at; return how many
+ * were copied (fewer when a page could not be allocated).
+ */
+static size_t rds_tcp_inc_fill(struct rds_tcp_incoming *tinc, u32 at,
+			       const struct sk_buff *skb, unsigned int off,
+			       size_t n, gfp_t gfp)
+{
+	size_t done = 0, chunk;
+	unsigned int i, po;
+
+	if (rds_tcp_inc_inline(tinc)) {
+		if (skb_copy_bits(skb, off, tinc->ti_data + at, n))
+			return 0;
+		return n;
+	}
+	while (done < n) {
+		i = (at + done) >> PAGE_SHIFT;
+		po = (at + done) & ~PAGE_MASK;
+		if (!tinc->ti_pages[i]) {
+			tinc->ti_pages[i] = alloc_page(gfp);
+			if (!tinc->ti_pages[i])
+				break;
+		}
+		chunk = min_t(size_t, n - done, PAGE_SIZE - po);
+		if (skb_copy_bits(skb, off + done,
+				  page_address(tinc->ti_pages[i]) + po, chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+struct rds_tcp_read_ctx {
+	struct rds_tcp_conn	*tc;
+	gfp_t			gfp;
+	int			err;
+};
+
+static void rds_tcp_deliver(struct rds_tcp_conn *tc)
+{
+	struct rds_connection *conn = rds_tcp_to_conn(tc);
+	struct rds_tcp_incoming *tinc = tc->t_tinc;
+
+	tc->t_tinc = NULL;
+	tc->t_hdr_got = 0;
+	rds_inc_init(&tinc->ti_inc, conn, &conn->c_faddr, &conn->c_laddr);
+	tinc->ti_inc.i_hdr = tc->t_hdr;
+	rds_recv_incoming(conn, &tinc->ti_inc);
+	rds_inc_put(&tinc->ti_inc);
+}
+
+/* tcp_read_sock() actor: consume what we can of @skb from @offset. */
+static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
+			     unsigned int offset, size_t len)
+{
+	struct rds_tcp_read_ctx *ctx = desc->arg.data;
+	struct rds_tcp_conn *tc = ctx->tc;
+	size_t left = len, n;
+	int err;
+
+	while (left) {
+		if (tc->t_broken)
+			return len;	/* the connection is going: discard */
+		if (!tc->t_tinc) {
+			if (tc->t_hdr_got < sizeof(tc->t_hdr)) {
+				n = min_t(size_t, left,
+					  sizeof(tc->t_hdr) - tc->t_hdr_got);
+				if (skb_copy_bits(skb, offset,
+						  (u8 *)&tc->t_hdr + tc->t_hdr_got, n))
+					goto stop;
+				tc->t_hdr_got += n;
+				offset += n;
+				left -= n;
+				if (tc->t_hdr_got < sizeof(tc->t_hdr))
+					break;
+				err = rds_hdr_check(&tc->t_hdr);
+				if (err) {
+					tc->t_broken = true;
+					rds_recv_bad_header(rds_tcp_to_conn(tc), err);
+					return len;
+				}
+			}
+			tc->t_tinc = rds_tcp_inc_alloc(be32_to_cpu(tc->t_hdr.h_len),
+						       ctx->gfp);
+			if (!tc->t_tinc)
+				goto stop;
+			tc->t_data_got = 0;
+		}
+		n = min_t(size_t, left, tc->t_tinc->ti_len - tc->t_data_got);
+		if (n) {
+			size_t got = rds_tcp_inc_fill(tc->t_tinc, tc->t_data_got,
+						      skb, offset, n, ctx->gfp);
+
+			tc->t_data_got += got;
+			offset += got;
+			left -= got;
+			if (got < n)
+				goto stop;
+		}
+		if (tc->t_data_got == tc->t_tinc->ti_len)
+			rds_tcp_deliver(tc);
+	}
+	return len - left;
+stop:
+	/* Out of memory: the receive worker goes on where we stopped. */
+	ctx->err = -ENOMEM;
+	desc->count = 0;
+	return len - left;
+}
+
+/* Read everything queued on @sk; the caller owns the socket. */
+static int rds_tcp_read_sock(struct rds_tcp_conn *tc, struct sock *sk,
+			     gfp_t gfp)
+{
+	struct rds_tcp_read_ctx ctx = { .tc = tc, .gfp = gfp };
+	read_descriptor_t desc = {
+		.arg.data = &ctx,
+		.count = 1,	/* stays nonzero until the actor stops */
+	};
+
+	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
+	return ctx.err;
+}
+
+/**
+ * rds_tcp_data_ready - bytes arrived on a connection's socket
+ * @sk: the socket
+ *
+ * Context: softirq with the socket locked, or its owner's release_sock().
+ */
+void rds_tcp_data_ready(struct sock *sk)
+{
+	void (*ready)(struct sock *sk);
+	struct rds_tcp_conn *tc;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	tc = sk->sk_user_data;
+	if (!tc) {
+		ready = sk->sk_data_ready;
+		goto out;
+	}
+	ready = tc->t_orig.data_ready;
+	rds_tcp_stat_inc(RDS_TCP_STAT_DATA_READY_CALLS);
+	if (rds_tcp_read_sock(tc, sk, GFP_ATOMIC) == -ENOMEM)
+		queue_work(rds_tcp_wq, &tc->t_recv_w);
+out:
+	read_unlock_bh(&sk->sk_callback_lock);
+	ready(sk);
+}
+
+/**
+ * rds_tcp_recv_worker - read in process context
+ * @work: rds_tcp_conn->t_recv_w
+ *
+ * After softirq ran out of memory, and for bytes that arrived before a
+ * socket the peer connected got our callbacks.
+ */
+void rds_tcp_recv_worker(struct work_struct *work)
+{
+	struct rds_tcp_conn *tc = container_of(work, struct rds_tcp_conn,
+					       t_recv_w);
+	struct sock *sk;
+	int ret = 0;
+
+	mutex_lock(&tc->t_mutex);
+	if (tc->t_sock) {
+		sk = tc->t_sock->sk;
+		lock_sock(sk);
+		ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
+		release_sock(sk);
+	}
+	mutex_unlock(&tc->t_mutex);
+	if (ret == -ENOMEM)
+		queue_work(rds_tcp_wq, &tc->t_recv_w);
+}
+
+/**
+ * rds_tcp_recv_reset - forget a half-received frame (shutdown)
+ * @tc: the connection, whose socket's callbacks are already gone
+ */
+void rds_tcp_recv_reset(struct rds_tcp_conn *tc)
+{
+	if (tc->t_tinc)
+		rds_tcp_tinc_free(tc->t_tinc);
+	tc->t_tinc = NULL;
+	tc->t_hdr_got = 0;
+	tc->t_data_got = 0;
+	tc->t_broken = false;
+}
+
+int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
+{
+	struct rds_tcp_incoming *tinc = container_of(inc, struct rds_tcp_incoming,
+						     ti_inc);
+	size_t want, done = 0;
+	unsigned int i;
+
+	if (rds_tcp_inc_inline(tinc)) {
+		want = min_t(size_t, tinc->ti_len, iov_iter_count(to));
+		if (copy_to_iter(tinc->ti_data, want, to) != want)
+			return -EFAULT;
+		return want;
+	}
+	for (i = 0; done < tinc->ti_len && iov_iter_count(to); i++) {
+		want = min_t(size_t, tinc->ti_len - done, PAGE_SIZE);
+		want = min_t(size_t, want, iov_iter_count(to));
+		if (copy_page_to_iter(tinc->ti_pages[i], 0, want, to) != want)
+			return -EFAULT;
+		done += want;
+	}
+	return done;
+}
+
+void rds_tcp_inc_free(struct rds_incoming *inc)
+{
+	rds_tcp_tinc_free(container_of(inc, struct rds_tcp_incoming, ti_inc));
+}
