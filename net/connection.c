@@ -872,21 +872,22 @@ static void rds_conn_each_of_one(struct rds_connection *conn, void *arg)
 }
 
 /**
- * rds_conn_for_each_of - call @fn on each connection of a transport
+ * rds_conn_walk_transport - call @fn on each connection of a transport
  * @net: namespace
  * @trans: the transport
  * @fn: callback; runs under the RCU read lock, must not sleep
  * @arg: passed to @fn
  */
-void rds_conn_for_each_of(struct net *net, const struct rds_transport *trans,
-			  void (*fn)(struct rds_connection *conn, void *arg),
-			  void *arg)
+void rds_conn_walk_transport(struct net *net,
+			     const struct rds_transport *trans,
+			     void (*fn)(struct rds_connection *conn, void *arg),
+			     void *arg)
 {
 	struct rds_conn_each_of e = { .trans = trans, .fn = fn, .arg = arg };
 
 	rds_conn_for_each(rds_net(net), rds_conn_each_of_one, &e);
 }
-EXPORT_SYMBOL_GPL(rds_conn_for_each_of);
+EXPORT_SYMBOL_GPL(rds_conn_walk_transport);
 
 /**
  * rds_conn_net_init - per-namespace connection state

@@ -156,14 +156,14 @@ static void rds_tcp_info4(struct net *net, struct rds_info_buf *b)
 {
 	struct rds_tcp_info_arg ia = { .b = b, .v6 = false };
 
-	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
+	rds_conn_walk_transport(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
 }
 
 static void rds_tcp_info6(struct net *net, struct rds_info_buf *b)
 {
 	struct rds_tcp_info_arg ia = { .b = b, .v6 = true };
 
-	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
+	rds_conn_walk_transport(net, &rds_tcp_transport, rds_tcp_info_one, &ia);
 }
 
 static const struct rds_info_table rds_tcp_info[] = {
@@ -232,7 +232,7 @@ static int rds_tcp_skbuf_handler(rds_ctl_table *table, int write,
 		return -EINVAL;
 	WRITE_ONCE(*(int *)table->data, val);
 	/* New sizes apply to new sockets: reconnect, as Linux does. */
-	rds_conn_for_each_of(net, &rds_tcp_transport, rds_tcp_drop_one, NULL);
+	rds_conn_walk_transport(net, &rds_tcp_transport, rds_tcp_drop_one, NULL);
 	return 0;
 }
 

@@ -162,7 +162,7 @@ static bool rds_tcp_is_acked(struct rds_message *rm, u64 una)
 {
 	if (!test_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags))
 		return false;
-	smp_rmb();
+	smp_rmb();	/* pairs with rds_tcp_xmit()'s smp_mb__before_atomic() */
 	return (s32)((u32)rm->m_ack_seq - (u32)una) < 0;
 }
 

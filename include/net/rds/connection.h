@@ -192,9 +192,10 @@ struct rds_connection *rds_conn_create(struct net *net,
 bool rds_conn_transition(struct rds_connection *conn,
 			 enum rds_conn_state from, enum rds_conn_state to);
 void rds_conn_want_connect(struct rds_connection *conn);
-void rds_conn_for_each_of(struct net *net, const struct rds_transport *trans,
-			  void (*fn)(struct rds_connection *conn, void *arg),
-			  void *arg);
+void rds_conn_walk_transport(struct net *net,
+			     const struct rds_transport *trans,
+			     void (*fn)(struct rds_connection *conn, void *arg),
+			     void *arg);
 void rds_conn_get(struct rds_connection *conn);
 void rds_conn_put(struct rds_connection *conn);
 bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
