@@ -8,8 +8,8 @@
  * type 0 or the end of the area. Linux 6.1 sends at most one per message
  * but parses several, so we may send several.
  */
+#include <linux/bitops.h>
 #include <linux/string.h>
-#include <net/checksum.h>
 #include <net/ip.h>
 #include <net/rds/wire.h>
 

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over TCP between two network namespaces joined by veth, inside one
+# guest: the wire protocol end to end (both ends run the loaded RDS, ours
+# or Linux's), and delivery that stays exactly-once, in order and intact
+# while the wire misbehaves: TCP connections reset under traffic, the link
+# taken down and up, netem loss, duplication, reordering and corruption.
+# rds-wirecheck (selftests/wirecheck) does the sending and the checking.
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+REPO=$(cd .. && pwd)
+T=$REPO/tools
+WC=$PWD/wirecheck/rds-wirecheck
+A=rdsw-a B=rdsw-b
+A4=10.77.0.1 B4=10.77.0.2 A6=fd77::1 B6=fd77::2
+PORT=5200
+WORK=$(mktemp -d /tmp/rds-tcp-wire.XXXXXX)
+
+cleanup() {
+	pkill -f "rds-wirecheck send" 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+in_a() { ip netns exec $A "$@"; }
+in_b() { ip netns exec $B "$@"; }
+
+setup() {
+	cleanup 2>/dev/null
+	WORK=$(mktemp -d /tmp/rds-tcp-wire.XXXXXX)
+	ip netns add $A && ip netns add $B &&
+	ip link add va netns $A type veth peer name vb netns $B &&
+	ip -n $A link set lo up && ip -n $B link set lo up &&
+	ip -n $A addr add $A4/24 dev va && ip -n $B addr add $B4/24 dev vb &&
+	ip -n $A addr add $A6/64 dev va nodad &&
+	ip -n $B addr add $B6/64 dev vb nodad &&
+	ip -n $A link set va up && ip -n $B link set vb up
+}
+
+counter() {	# counter NETNS NAME: the RDS_INFO_COUNTERS value
+	ip netns exec "$1" "$T/rds-info" -c 2>/dev/null |
+		awk -v n="$2" '$1 == n { print $2 }'
+}
+
+# wirecheck FROM_NS FROM TO_NS TO SENDERS COUNT [DISTURB...]: SENDERS
+# sockets in FROM_NS send COUNT messages each to TO; DISTURB runs (in the
+# background) while they do. Passes when everything arrived once, in
+# order, intact.
+wirecheck() {
+	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 i rc dpid=
+	shift 6
+	ip netns exec "$tns" "$WC" recv "$to" $PORT "$senders" "$count" 240 \
+		> "$WORK/recv" 2>&1 &
+	local rpid=$!
+	sleep 0.5
+	for ((i = 0; i < senders; i++)); do
+		ip netns exec "$fns" "$WC" send "$from" "$to" $PORT "$i" "$count" \
+			> "$WORK/send$i" 2>&1 &
+	done
+	if [ $# -gt 0 ]; then
+		"$@" > "$WORK/disturb" 2>&1 &
+		dpid=$!
+	fi
+	wait $rpid
+	rc=$?
+	[ -n "$dpid" ] && wait "$dpid"
+	pkill -f "rds-wirecheck send" 2>/dev/null
+	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
+	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
+	PORT=$((PORT + 100))
+	return $rc
+}
+
+reset_tcp() {	# kill the RDS/TCP connections of namespace $1 N times
+	local i
+	for ((i = 0; i < $2; i++)); do
+		sleep 1.5
+		ip netns exec "$1" ss -K 'sport = :16385' or 'dport = :16385' >/dev/null
+	done
+	echo "reset $2 times"
+}
+
+flap_link() {
+	sleep 1.5
+	ip -n $A link set va down
+	sleep 2
+	ip -n $A link set va up
+	echo "link flapped"
+}
+
+netem_on() {	# netem on both ends of the wire
+	tc -n $A qdisc add dev va root netem loss 5% duplicate 1% \
+		reorder 25% 50% corrupt 0.1% delay 1ms &&
+	tc -n $B qdisc add dev vb root netem loss 5% duplicate 1% \
+		reorder 25% 50% corrupt 0.1% delay 1ms
+}
+
+ping_both() {	# rds-ping each way, IPv4 then IPv6
+	in_a "$T/rds-ping" -c 2 -I $A4 $B4 && in_b "$T/rds-ping" -c 2 -I $B4 $A4 &&
+	in_a "$T/rds-ping" -c 2 -I $A6 $B6 && in_b "$T/rds-ping" -c 2 -I $B6 $A6
+}
+
+stress_v() {	# rds-stress -v from A to B over $1/$2
+	in_b "$T/rds-stress" -r "$2" -p $PORT > "$WORK/passive" 2>&1 &
+	local p=$! rc
+	sleep 0.5
+	in_a "$T/rds-stress" -s "$2" -r "$1" -p $PORT -t 2 -d 4 -q 65536 -T 3 -v -z
+	rc=$?
+	wait $p
+	PORT=$((PORT + 100))
+	return $rc
+}
+
+tcp_info_lists() {	# rds-info -T in A shows the TCP socket to B
+	in_a "$T/rds-info" -n -T | tee /dev/stderr | grep -q "$B4"
+}
+
+tap_plan 11
+if ! setup; then
+	for i in $(seq 11); do tap_skip "tcp wire $i" "no veth/netns in this guest"; done
+	exit 0
+fi
+if ! modprobe rds_tcp 2>/dev/null && ! grep -q '^rds_tcp ' /proc/modules; then
+	for i in $(seq 11); do tap_skip "tcp wire $i" "rds_tcp not loadable"; done
+	exit 0
+fi
+
+tap_check "rds-ping both ways over TCP, IPv4 and IPv6" ping_both
+tap_check "rds-stress -v over TCP, IPv4 (2 tasks, 64 KiB)" stress_v $A4 $B4
+tap_check "rds-stress -v over TCP, IPv6 (2 tasks, 64 KiB)" stress_v $A6 $B6
+tap_check "rds-info -T lists the TCP socket" tcp_info_lists
+tap_check "4 senders x 300 messages, 0 B to 1 MiB, IPv4: exactly once, in order" \
+	wirecheck $A $A4 $B $B4 4 300
+tap_check "the same from the higher address, IPv6" \
+	wirecheck $B $B6 $A $A6 4 300
+r0=$(counter $A conn_reset)
+tap_check "TCP connections reset 4 times under traffic: nothing lost or duplicated" \
+	wirecheck $A $A4 $B $B4 4 400 reset_tcp $A 4
+r1=$(counter $A conn_reset)
+tap_check "... and the resets really happened (conn_reset $r0 -> $r1)" \
+	test "${r1:-0}" -gt "${r0:-0}"
+tap_check "link down and up under traffic: nothing lost or duplicated" \
+	wirecheck $A $A6 $B $B6 4 400 flap_link
+if netem_on; then
+	tap_check "netem 5% loss, 1% dup, reorder, 0.1% corrupt: exactly once, in order" \
+		wirecheck $A $A4 $B $B4 4 200
+	tap_check "netem, the other direction, IPv6" \
+		wirecheck $B $B6 $A $A6 2 200
+else
+	tap_skip "netem 5% loss, 1% dup, reorder, 0.1% corrupt" "no netem (sch_netem)"
+	tap_skip "netem, the other direction, IPv6" "no netem (sch_netem)"
+fi
+tap_done
