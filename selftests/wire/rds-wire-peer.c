@@ -1,0 +1,1632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rds-wire-peer: a hostile (and, on request, well-behaved) RDS/TCP peer.
+ *
+ * It speaks the RDS/TCP stream to a target's port 16385 from user space:
+ * it delivers messages to AF_RDS sockets there, receives the target's
+ * messages, and attacks the target's rds_tcp with malformed frames,
+ * sequence games, floods and stalled connections (mode `test`, TAP), or
+ * with seeded random structure-aware frames (mode `fuzz`).
+ *
+ *	rds-wire-peer [options] ping|send|recv|listen|test|fuzz
+ *
+ * See man/rds-wire-peer.1 and Documentation/wire-peer.rst.
+ */
+#define _GNU_SOURCE 1
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <linux/rds.h>
+
+#include "rds_wire.h"
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+
+static struct {
+	uint32_t src, dst, high_src, flood_base;
+	int flood_count;
+	const char *target_netns;
+	const char *impl;
+	const char *only;
+	int verbose;
+	uint16_t sport, dport;
+	const char *data;
+	long len;
+	int timeout_s;
+	int count;
+	uint16_t listen_port;
+	uint64_t seed;
+	int seconds;
+	int upstream_bugs;
+} opt = {
+	.impl = "auto", .sport = 4000, .dport = 4000, .len = -1,
+	.timeout_s = 10, .count = 1, .listen_port = RDS_WIRE_TCP_PORT, .seconds = 60, .flood_count = 0,
+};
+
+static int is_ours;	/* the target runs our rds_tcp (checks get strict) */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rds-wire-peer: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static uint32_t parse_addr(const char *s)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		die("bad IPv4 address %s", s);
+	return a.s_addr;
+}
+
+static const char *astr(uint32_t a)
+{
+	static char buf[4][INET_ADDRSTRLEN];
+	static int i;
+
+	i = (i + 1) % 4;
+	inet_ntop(AF_INET, &a, buf[i], sizeof(buf[i]));
+	return buf[i];
+}
+
+static uint32_t addr_add(uint32_t a, uint32_t n)
+{
+	return htonl(ntohl(a) + n);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- rng (splitmix64): the fuzzer's choices follow from the seed ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t rndn(uint32_t n)
+{
+	return n ? (uint32_t)(rnd() % n) : 0;
+}
+
+/* ---- the target side: AF_RDS sockets inside the target's netns ---- */
+
+static void enter_target(void)
+{
+	int fd;
+
+	if (!opt.target_netns)
+		return;
+	fd = open(opt.target_netns, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "setns %s: %s\n", opt.target_netns,
+			strerror(errno));
+		_exit(3);
+	}
+	close(fd);
+}
+
+static int rds_sock_bound(uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = addr,
+				  .sin_port = htons(port) };
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* What a target-side receiver saw. */
+struct tgt_result {
+	int ready_err;		/* errno of socket/bind, 0 if bound */
+	int count;		/* messages received */
+	long long bytes;
+	int first_len;
+	uint32_t first_from;
+	uint16_t first_fport;
+	int cmsg_rdma_dest;	/* messages that carried RDS_CMSG_RDMA_DEST */
+	unsigned char first[4096];
+};
+
+struct tgt_recv {
+	pid_t pid;
+	int fd;			/* results from the child */
+	int stop;		/* closing it stops the child */
+};
+
+/*
+ * Bind an AF_RDS socket to the target's address:@port in its netns and
+ * collect up to @max messages for @ms milliseconds (or until the parent
+ * says stop by closing its end). Returns after the socket is bound.
+ */
+static int tgt_recv_start(struct tgt_recv *r, uint16_t port, int max, int ms)
+{
+	int p[2], q[2];
+	char c;
+
+	if (pipe(p) || pipe(q))
+		return -1;
+	r->pid = fork();
+	if (r->pid < 0)
+		return -1;
+	if (r->pid == 0) {
+		struct tgt_result res;
+		static unsigned char buf[RDS_WIRE_MAX_MSG * 2];
+		char cbuf[256];
+		long long end;
+		int fd;
+
+		close(p[0]);
+		close(q[1]);
+		memset(&res, 0, sizeof(res));
+		enter_target();
+		fd = rds_sock_bound(opt.dst, port);
+		if (fd < 0)
+			res.ready_err = errno ? errno : EIO;
+		c = res.ready_err ? 'E' : 'R';
+		if (write(p[1], &c, 1) != 1)
+			_exit(3);
+		end = rds_wire_now_ms() + ms;
+		while (fd >= 0 && res.count < max) {
+			struct pollfd pf[2] = { { .fd = fd, .events = POLLIN },
+						{ .fd = q[0], .events = POLLIN } };
+			struct sockaddr_in from;
+			struct iovec iov = { buf, sizeof(buf) };
+			struct msghdr mh = { .msg_name = &from,
+					     .msg_namelen = sizeof(from),
+					     .msg_iov = &iov, .msg_iovlen = 1,
+					     .msg_control = cbuf,
+					     .msg_controllen = sizeof(cbuf) };
+			struct cmsghdr *cm;
+			int left = (int)(end - rds_wire_now_ms());
+			ssize_t n;
+
+			if (left <= 0 || poll(pf, 2, left) <= 0 ||
+			    (pf[1].revents && !pf[0].revents))
+				break;
+			n = recvmsg(fd, &mh, MSG_DONTWAIT);
+			if (n < 0)
+				continue;
+			if (!res.count) {
+				res.first_len = (int)n;
+				res.first_from = from.sin_addr.s_addr;
+				res.first_fport = ntohs(from.sin_port);
+				memcpy(res.first, buf, n < 4096 ? n : 4096);
+			}
+			for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+				if (cm->cmsg_level == SOL_RDS &&
+				    cm->cmsg_type == RDS_CMSG_RDMA_DEST)
+					res.cmsg_rdma_dest++;
+			res.count++;
+			res.bytes += n;
+		}
+		if (write(p[1], &res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	close(q[0]);
+	r->fd = p[0];
+	r->stop = q[1];
+	if (read(r->fd, &c, 1) != 1 || c != 'R') {
+		close(q[1]);
+		waitpid(r->pid, NULL, 0);
+		close(r->fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Stop the receiver (after it has had @grace_ms more) and fetch results. */
+static void tgt_recv_finish(struct tgt_recv *r, int grace_ms,
+			    struct tgt_result *res)
+{
+	int pfd = r->fd, qfd = r->stop;
+	struct pollfd pf = { .fd = pfd, .events = POLLIN };
+
+	memset(res, 0, sizeof(*res));
+	poll(&pf, 1, grace_ms);
+	close(qfd);
+	if (read(pfd, res, sizeof(*res)) != sizeof(*res))
+		res->ready_err = EIO;
+	close(pfd);
+	waitpid(r->pid, NULL, 0);
+}
+
+/*
+ * In a child inside the target's netns: send @n messages of @len bytes
+ * from target:@sport to @to:@dport. Non-blocking when @nonblock (then it
+ * stops at the first EAGAIN/ENOBUFS). Returns messages sent; *err gets
+ * the first failure's errno.
+ */
+static int tgt_send(uint16_t sport, uint32_t to, uint16_t dport, size_t len,
+		    int n, int nonblock, int *err, long long *queued)
+{
+	int p[2], st;
+	long long out[3] = { 0, 0, 0 };
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		static unsigned char buf[RDS_WIRE_MAX_MSG];
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = to,
+					  .sin_port = htons(dport) };
+		int fd, i;
+
+		close(p[0]);
+		enter_target();
+		fd = rds_sock_bound(opt.dst, sport);
+		if (fd < 0) {
+			out[1] = errno;
+		} else {
+			for (i = 0; i < (int)len && i < (int)sizeof(buf); i++)
+				buf[i] = (unsigned char)(i * 7 + 3);
+			for (i = 0; i < n; i++) {
+				if (sendto(fd, buf, len,
+					   nonblock ? MSG_DONTWAIT : 0,
+					   (struct sockaddr *)&sa,
+					   sizeof(sa)) < 0) {
+					out[1] = errno;
+					break;
+				}
+				out[0]++;
+				out[2] += len;
+			}
+			/* the socket closes with us: hold it while asked */
+			if (nonblock && queued)
+				sleep(1);
+		}
+		if (write(p[1], out, sizeof(out)) != sizeof(out))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], out, sizeof(out)) != sizeof(out))
+		out[1] = EIO;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (err)
+		*err = (int)out[1];
+	if (queued)
+		*queued = out[2];
+	return (int)out[0];
+}
+
+/* Counts from RDS_INFO in the target's netns. */
+struct tgt_counts {
+	int conns, tcp_socks, ok;
+	int ncounters;
+	struct rds_info_counter counters[128];
+};
+
+static int info_count(int fd, int opt_name, size_t each)
+{
+	socklen_t len = 0;
+
+	if (getsockopt(fd, SOL_RDS, opt_name, NULL, &len) < 0 &&
+	    errno != ENOSPC)
+		return -1;
+	return (int)(len / each);
+}
+
+static void tgt_counts(struct tgt_counts *c)
+{
+	int p[2];
+	pid_t pid;
+
+	memset(c, 0, sizeof(*c));
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct tgt_counts r;
+		socklen_t len = sizeof(r.counters);
+		int fd, n;
+
+		close(p[0]);
+		memset(&r, 0, sizeof(r));
+		enter_target();
+		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		if (fd >= 0) {
+			r.ok = 1;
+			r.conns = info_count(fd, RDS_INFO_CONNECTIONS,
+					     sizeof(struct rds_info_connection));
+			r.tcp_socks = info_count(fd, RDS_INFO_TCP_SOCKETS,
+					sizeof(struct rds_info_tcp_socket));
+			n = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS,
+				       r.counters, &len);
+			if (n >= 0)
+				r.ncounters = (int)(len / sizeof(r.counters[0]));
+		}
+		if (write(p[1], &r, sizeof(r)) != sizeof(r))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], c, sizeof(*c)) != sizeof(*c))
+		c->ok = 0;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+}
+
+/* Print counters that changed between @a and @b as diagnostics. */
+static void counters_diff(const struct tgt_counts *a, const struct tgt_counts *b)
+{
+	char line[1024] = "";
+	size_t used = 0;
+	int i, j;
+
+	for (i = 0; i < b->ncounters; i++) {
+		uint64_t before = 0;
+
+		for (j = 0; j < a->ncounters; j++)
+			if (!strncmp((char *)a->counters[j].name,
+				     (char *)b->counters[i].name, 32))
+				before = a->counters[j].value;
+		if (b->counters[i].value != before && used < sizeof(line) - 64)
+			used += snprintf(line + used, sizeof(line) - used,
+					 " %.32s+%llu", b->counters[i].name,
+					 (unsigned long long)(b->counters[i].value -
+							      before));
+	}
+	printf("# counters:%s\n", used ? line : " (no change)");
+}
+
+static long mem_available_kb(void)
+{
+	char l[256];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(l, sizeof(l), f))
+		if (sscanf(l, "MemAvailable: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* New kernel-log lines since @mark that look like a splat. */
+static int dmesg_lines(void)
+{
+	FILE *f = popen("dmesg 2>/dev/null | wc -l", "r");
+	int n = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 0;
+		pclose(f);
+	}
+	return n;
+}
+
+static int dmesg_splat_since(int mark)
+{
+	static const char *const bad[] = {
+		"BUG", "WARNING:", "Oops", "general protection", "KASAN",
+		"UBSAN", "refcount_t", "list_del corruption", "soft lockup",
+		"hung_task", "blocked for more than", "lockdep", "kmemleak",
+		"possible recursive locking", NULL };
+	char cmd[64], l[512];
+	int found = 0, i;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "dmesg 2>/dev/null | tail -n +%d", mark + 1);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(l, sizeof(l), f))
+		for (i = 0; bad[i]; i++)
+			if (strstr(l, bad[i]) && !strstr(l, "traps:")) {
+				printf("# dmesg: %s", l);
+				found = 1;
+				break;
+			}
+	pclose(f);
+	return found;
+}
+
+/* ---- sessions toward the target ---- */
+
+static int sess_open(struct rds_wire_sess *s, uint32_t src)
+{
+	int fd = rds_wire_connect(src, opt.dst, 3000);
+
+	if (fd < 0)
+		return -1;
+	rds_wire_sess_init(s, fd);
+	s->laddr = src;
+	s->faddr = opt.dst;
+	s->verbose = opt.verbose > 1;
+	return 0;
+}
+
+/*
+ * Is the target alive? A fresh connection from our main address whose
+ * ping is answered; the target may still be tearing down the previous
+ * connection, so a few attempts.
+ */
+static int target_alive(int attempts)
+{
+	struct rds_wire_sess s;
+	int i, r;
+
+	for (i = 0; i < attempts; i++) {
+		if (sess_open(&s, opt.src) == 0) {
+			r = rds_wire_ping(&s, 7000 + i, 3000);
+			rds_wire_sess_close(&s);
+			if (r == 1)
+				return 1;
+		}
+		sleep_ms(500 + 250 * i);
+	}
+	return 0;
+}
+
+/* Close abortively (RST instead of FIN). */
+static void sess_reset(struct rds_wire_sess *s)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	rds_wire_sess_close(s);
+}
+
+/* After an attack: is the session still usable (a ping answered)? */
+static const char *sess_state(struct rds_wire_sess *s, uint16_t sport)
+{
+	int r = rds_wire_ping(s, sport, 3000);
+
+	if (r == 1)
+		return "connection kept, stream in sync (ping answered)";
+	if (r == 0)
+		return "connection kept but ping unanswered (stream desynced or frame ignored)";
+	return errno == EPIPE ? "connection closed by target (FIN)" :
+	       errno == ECONNRESET ? "connection reset by target (RST)" :
+	       "connection failed";
+}
+
+/* ---- test cases ---- */
+
+#define OBS(...) do { printf("# observed: " __VA_ARGS__); printf("\n"); } while (0)
+#define DIAG(...) do { printf("# " __VA_ARGS__); printf("\n"); } while (0)
+#define CHECK(c) do { if (!(c)) { DIAG("%s:%d: expected %s", __FILE__, \
+				   __LINE__, #c); return 1; } } while (0)
+
+enum { T_PASS = 0, T_FAIL = 1, T_SKIP = 4 };
+
+static int t_deliver(void)
+{
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	const char msg[] = "hello from a user-space RDS/TCP peer";
+
+	CHECK(tgt_recv_start(&r, 4000, 1, 8000) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_send_msg(&s, 5000, 4000, msg, sizeof(msg)) == 0);
+	tgt_recv_finish(&r, 5000, &res);
+	rds_wire_sess_close(&s);
+	CHECK(res.count == 1);
+	CHECK(res.first_len == (int)sizeof(msg));
+	CHECK(!memcmp(res.first, msg, sizeof(msg)));
+	CHECK(res.first_from == opt.src && res.first_fport == 5000);
+	OBS("message delivered to target:4000 from %s:5000 (%d bytes)",
+	    astr(res.first_from), res.first_len);
+	return T_PASS;
+}
+
+/* The target sends to us over the connection we opened. */
+static int t_receive(void)
+{
+	struct rds_wire_sess s;
+	int err = 0, r, i;
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_ping(&s, 5001, 3000) == 1);
+	CHECK(tgt_send(4001, opt.src, 5002, 300, 3, 0, &err, NULL) == 3);
+	for (i = 0; i < 3; i++) {
+		r = rds_wire_wait(&s, 4001, 5002, 8000);
+		CHECK(r == 1);
+		CHECK(s.cur.len == 300 && s.body[0] == 3 && s.body[1] == 10);
+	}
+	OBS("3 messages from target:4001 arrived (last seq %llu); target "
+	    "pinged us %lu times (answered), sent %lu congestion maps",
+	    (unsigned long long)s.cur.seq, s.rx_pings, s.rx_cong);
+	rds_wire_sess_close(&s);
+	return T_PASS;
+}
+
+/* We are the higher address and listen: the target must connect to us. */
+static int t_receive_listen(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = opt.high_src,
+				  .sin_port = htons(opt.listen_port) };
+	struct rds_wire_sess s;
+	struct pollfd pf;
+	int lfd, fd, one = 1, err = 0, r, st;
+	pid_t sender;
+
+	if (!opt.high_src) {
+		DIAG("SKIP no --high-source address");
+		return T_SKIP;
+	}
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(lfd >= 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa))) {
+		/* our own netns's rds_tcp holds 16385 (see --listen-port) */
+		DIAG("SKIP cannot listen on %s:%u: %s", astr(opt.high_src),
+		     opt.listen_port, strerror(errno));
+		return T_SKIP;
+	}
+	CHECK(listen(lfd, 8) == 0);
+	/*
+	 * In the background: a first send toward a node blocks until the
+	 * multipath handshake (our pong) is done, and that needs us here.
+	 */
+	sender = fork();
+	CHECK(sender >= 0);
+	if (sender == 0)
+		_exit(tgt_send(4003, opt.high_src, 5003, 100, 1, 0, &err,
+			       NULL) == 1 ? 0 : 1);
+	pf.fd = lfd;
+	pf.events = POLLIN;
+	CHECK(poll(&pf, 1, 10000) == 1);
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	CHECK(fd >= 0);
+	rds_wire_sess_init(&s, fd);
+	r = rds_wire_wait(&s, 4003, 5003, 10000);
+	CHECK(r == 1 && s.cur.len == 100);
+	CHECK(waitpid(sender, &st, 0) == sender && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	OBS("target connected to our listener at %s:16385 and delivered; "
+	    "before it: %lu pings (answered), %lu congestion maps",
+	    astr(opt.high_src), s.rx_pings, s.rx_cong);
+	rds_wire_sess_close(&s);
+	close(lfd);
+	return T_PASS;
+}
+
+/* Send a lie about h_len and see what the kernel does with it. */
+static int lie_len(uint32_t hlen, size_t real, int then_ping)
+{
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	unsigned char *buf = calloc(1, real ? real : 1);
+	struct rds_wire_msg m;
+	long before = mem_available_kb(), after;
+
+	CHECK(buf);
+	CHECK(tgt_recv_start(&r, 4010, 4, 4000) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	memset(&m, 0, sizeof(m));
+	m.seq = s.tx_seq++;
+	m.len = hlen;
+	m.sport = 5010;
+	m.dport = 4010;
+	rds_wire_send_raw(&s, &m, buf, real);
+	sleep_ms(500);
+	after = mem_available_kb();
+	if (then_ping)
+		OBS("h_len %#x with %zu bytes sent: %s", hlen, real,
+		    sess_state(&s, 5011));
+	DIAG("MemAvailable %ld -> %ld kB (%+ld kB) while the frame is open",
+	     before, after, after - before);
+	rds_wire_sess_close(&s);
+	tgt_recv_finish(&r, 1000, &res);
+	OBS("receiver got %d message(s)%s", res.count,
+	    res.count ? " (the lie was delivered)" : "");
+	sleep_ms(500);
+	DIAG("MemAvailable after close: %ld kB (%+ld kB from start)",
+	     mem_available_kb(), mem_available_kb() - before);
+	free(buf);
+	if (is_ours && before - after > 256 * 1024) {
+		DIAG("our rds_tcp held %ld kB for one frame", before - after);
+		return T_FAIL;
+	}
+	return T_PASS;
+}
+
+static int t_hlen_short(void)
+{
+	return lie_len(1000, 100, 1);
+}
+
+static int t_hlen_ffffffff(void)
+{
+	return lie_len(0xffffffffu, 64u << 20, 1);
+}
+
+static int t_hlen_over_max(void)
+{
+	/* a complete 2 MiB message: more than any sender may send */
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	size_t len = 2u << 20;
+	unsigned char *buf = malloc(len);
+
+	CHECK(buf);
+	memset(buf, 0x5a, len);
+	CHECK(tgt_recv_start(&r, 4011, 2, 8000) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_send_msg(&s, 5012, 4011, buf, len) == 0);
+	OBS("2 MiB message: %s", sess_state(&s, 5013));
+	tgt_recv_finish(&r, 3000, &res);
+	OBS("receiver got %d message(s), first %d bytes", res.count,
+	    res.first_len);
+	rds_wire_sess_close(&s);
+	free(buf);
+	if (is_ours)
+		CHECK(res.count == 0);
+	return T_PASS;
+}
+
+static int t_hdr_truncated(void)
+{
+	struct rds_wire_sess s;
+	unsigned char h[RDS_WIRE_HDR_LEN];
+	struct rds_wire_msg m = { .seq = 1, .len = 10, .sport = 5020,
+				  .dport = 4020 };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		CHECK(sess_open(&s, opt.src) == 0);
+		rds_wire_encode(&m, h);
+		CHECK(rds_wire_write(s.fd, h, 20, 2000) == 0);
+		sleep_ms(300);
+		if (i)
+			sess_reset(&s);
+		else
+			rds_wire_sess_close(&s);
+	}
+	OBS("20 of 48 header bytes then FIN, then again with RST");
+	return T_PASS;
+}
+
+/* A data frame carrying extension area @ext, to a bound socket. */
+static int ext_case(const uint8_t *ext, const char *what, int want_dest)
+{
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	struct rds_wire_msg m;
+	char payload[64] = "ext";
+
+	CHECK(tgt_recv_start(&r, 4030, 2, 4000) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	memset(&m, 0, sizeof(m));
+	m.seq = s.tx_seq++;
+	m.len = sizeof(payload);
+	m.sport = 5030;
+	m.dport = 4030;
+	memcpy(m.ext, ext, RDS_WIRE_EXT_SPACE);
+	CHECK(rds_wire_send_raw(&s, &m, payload, sizeof(payload)) == 0);
+	OBS("%s: %s", what, sess_state(&s, 5031));
+	rds_wire_sess_close(&s);
+	tgt_recv_finish(&r, 1500, &res);
+	OBS("%s: receiver got %d message(s), %d with RDS_CMSG_RDMA_DEST",
+	    what, res.count, res.cmsg_rdma_dest);
+	if (is_ours && res.count != 1) {
+		DIAG("our rds_tcp did not deliver the message");
+		return T_FAIL;
+	}
+	if (is_ours && want_dest && !res.cmsg_rdma_dest) {
+		DIAG("no RDS_CMSG_RDMA_DEST");
+		return T_FAIL;
+	}
+	return T_PASS;
+}
+
+static int t_ext_headers(void)
+{
+	uint8_t ext[RDS_WIRE_EXT_SPACE];
+	size_t pos;
+	int rc = 0, i;
+
+	memset(ext, 0, sizeof(ext));
+	ext[0] = 0x7f;
+	memset(ext + 1, 0xff, sizeof(ext) - 1);
+	rc |= ext_case(ext, "unknown type 0x7f", 0);
+
+	/*
+	 * Linux 6.1's receiver of a message with RDMA_DEST hits a hardened
+	 * usercopy BUG in recvmsg (put_cmsg from the incoming's slab object,
+	 * Documentation/upstream-behaviour.rst): only with --upstream-bugs.
+	 */
+	if (!is_ours && !opt.upstream_bugs) {
+		DIAG("RDMA_DEST cases not sent: known upstream BUG in the "
+		     "receiver's recvmsg (--upstream-bugs sends them)");
+		goto no_dest;
+	}
+	memset(ext, RDS_WIRE_EXT_RDMA_DEST, sizeof(ext));
+	rc |= ext_case(ext, "RDMA_DEST repeated, last entry overruns the area", 0);
+
+	memset(ext, RDS_WIRE_EXT_VERSION, sizeof(ext));
+	rc |= ext_case(ext, "VERSION x3 + overrun, no terminator", 0);
+
+	memset(ext, 0, sizeof(ext));
+	pos = 0;
+	rds_wire_ext_add(ext, &pos, RDS_WIRE_EXT_RDMA_DEST, 0x1234, 0x40, NULL, 0);
+	rc |= ext_case(ext, "RDMA_DEST over TCP", 1);
+
+	memset(ext, 0, sizeof(ext));
+	pos = 0;
+	rds_wire_ext_add(ext, &pos, RDS_WIRE_EXT_RDMA, 0xdeadbeef, 0, NULL, 0);
+	rds_wire_ext_add(ext, &pos, RDS_WIRE_EXT_RDMA_DEST, 1, 2, NULL, 0);
+	rc |= ext_case(ext, "RDMA (unknown rkey) + RDMA_DEST", 1);
+no_dest:
+	memset(ext, 0, sizeof(ext));
+	pos = 0;
+	rds_wire_ext_add(ext, &pos, RDS_WIRE_EXT_RDMA, 0xdeadbeef, 0, NULL, 0);
+	rc |= ext_case(ext, "RDMA (unknown rkey) alone", 0);
+
+	for (i = 0; i < (int)sizeof(ext); i++)
+		ext[i] = (uint8_t)(i * 37 + 11);
+	rc |= ext_case(ext, "random bytes", 0);
+	return rc;
+}
+
+/* Probe pings and pongs with NPATHS / GEN_NUM values. */
+static int t_handshake_ext(void)
+{
+	static const uint32_t np[] = { 0, 1, 8, 9, 0xffff };
+	struct rds_wire_sess s;
+	struct rds_wire_msg m;
+	uint8_t body[8];
+	size_t pos;
+	int i, r;
+
+	for (i = 0; i < (int)(sizeof(np) / sizeof(np[0])); i++) {
+		CHECK(sess_open(&s, opt.src) == 0);
+		memset(&m, 0, sizeof(m));
+		m.seq = s.tx_seq++;
+		m.sport = RDS_WIRE_PROBE_PORT;
+		pos = 0;
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_NPATHS, np[i], 0, NULL, 0);
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_GEN_NUM, 0xffffffff - i,
+				 0, NULL, 0);
+		CHECK(rds_wire_send_raw(&s, &m, NULL, 0) == 0);
+		r = rds_wire_wait(&s, 0, RDS_WIRE_PROBE_PORT, 3000);
+		if (r == 1) {
+			int n = rds_wire_ext_find(s.cur.ext, RDS_WIRE_EXT_NPATHS, body);
+			int g = rds_wire_ext_find(s.cur.ext, RDS_WIRE_EXT_GEN_NUM,
+						  body + 2);
+
+			OBS("probe NPATHS=%u: pong NPATHS=%s%u GEN_NUM=%s",
+			    np[i], n == 2 ? "" : "(absent)",
+			    n == 2 ? (body[0] << 8 | body[1]) : 0,
+			    g == 4 ? "present" : "absent");
+		} else {
+			OBS("probe NPATHS=%u: no pong (%s)", np[i],
+			    r < 0 ? strerror(errno) : "timeout");
+		}
+		/* unsolicited pongs carrying the extension */
+		memset(&m, 0, sizeof(m));
+		m.seq = s.tx_seq++;
+		m.dport = RDS_WIRE_PROBE_PORT;
+		pos = 0;
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_NPATHS, np[i], 0, NULL, 0);
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_GEN_NUM, i + 1, 0, NULL, 0);
+		CHECK(rds_wire_send_raw(&s, &m, NULL, 0) == 0);
+		OBS("pong NPATHS=%u GEN_NUM=%d: %s", np[i], i + 1,
+		    sess_state(&s, 5040));
+		rds_wire_sess_close(&s);
+	}
+	return T_PASS;
+}
+
+static int cong_case(uint8_t flags, uint32_t hlen, size_t real, int fill)
+{
+	struct rds_wire_sess s;
+	struct rds_wire_msg m = { .flags = flags, .len = hlen };
+	unsigned char *map = malloc(real ? real : 1);
+
+	CHECK(map);
+	memset(map, fill, real);
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_send_raw(&s, &m, map, real) == 0);
+	OBS("cong map flags %#x h_len %u (%zu sent): %s", flags, hlen, real,
+	    sess_state(&s, 5050));
+	rds_wire_sess_close(&s);
+	free(map);
+	return 0;
+}
+
+static int t_cong_map(void)
+{
+	int err = 0, n, rc = 0;
+
+	rc |= cong_case(0x01, 100, 100, 0);
+	rc |= cong_case(0x01, 8191, 8191, 0);
+	rc |= cong_case(0x01, 16384, 16384, 0);
+	rc |= cong_case(0x01, 0, 0, 0);
+	rc |= cong_case(0x03, 8192, 8192, 0xff);
+	rc |= cong_case(0x05, 8192, 8192, 0xff);
+	rc |= cong_case(0x81, 8192, 8192, 0xff);
+	/* a valid map claiming every port of ours is congested */
+	{
+		struct rds_wire_sess s;
+		struct rds_wire_msg m = { .flags = 1, .len = 8192 };
+		static unsigned char map[8192];
+
+		memset(map, 0xff, sizeof(map));
+		CHECK(sess_open(&s, opt.src) == 0);
+		CHECK(rds_wire_send_raw(&s, &m, map, sizeof(map)) == 0);
+		sleep_ms(500);
+		/* our pong port is congested now too: pongs must not come */
+		n = rds_wire_ping(&s, 5051, 2000);
+		OBS("after an all-congested map from us, a ping: %s",
+		    n == 1 ? "answered" : "no pong (the pong is dropped as "
+		    "congested)");
+		n = tgt_send(4050, opt.src, 5052, 10, 1, 1, &err, NULL);
+		OBS("after an all-congested map from us, a target send to us: "
+		    "%s (%s)", n == 1 ? "accepted" : "refused",
+		    n == 1 ? "-" : strerror(err));
+		memset(map, 0, sizeof(map));
+		CHECK(rds_wire_send_raw(&s, &m, map, sizeof(map)) == 0);
+		sleep_ms(500);
+		CHECK(rds_wire_ping(&s, 5053, 3000) == 1);
+		n = tgt_send(4050, opt.src, 5052, 10, 1, 1, &err, NULL);
+		OBS("after a clear map: %s (%s)",
+		    n == 1 ? "accepted" : "refused", n == 1 ? "-" : strerror(err));
+		rds_wire_sess_close(&s);
+	}
+	return rc;
+}
+
+static int t_sequence(void)
+{
+	static const struct { uint64_t seq; uint8_t flags; const char *what; } st[] = {
+		{ 1, 0, "seq 1" }, { 2, 0, "seq 2" }, { 2, 0, "seq 2 again" },
+		{ 1, 0, "seq 1 (back, no RETRANS)" },
+		{ 1, RDS_WIRE_F_RETRANS, "seq 1 (back, RETRANS)" },
+		{ 10, 0, "seq 10 (jump)" },
+		{ 5, RDS_WIRE_F_RETRANS, "seq 5 (back, RETRANS)" },
+		{ UINT64_MAX, 0, "seq 2^64-1" },
+		{ 0, 0, "seq 0 (wrap)" },
+		{ 3, RDS_WIRE_F_RETRANS, "seq 3 (RETRANS after wrap)" },
+		{ 11, RDS_WIRE_F_ACK_REQ, "seq 11 ACK_REQUIRED" },
+	};
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	struct rds_wire_msg m;
+	char line[512] = "";
+	size_t used = 0;
+	int i, got = 0;
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	for (i = 0; i < (int)(sizeof(st) / sizeof(st[0])); i++) {
+		CHECK(tgt_recv_start(&r, 4060, 1, 1500) == 0);
+		memset(&m, 0, sizeof(m));
+		m.seq = st[i].seq;
+		m.flags = st[i].flags;
+		m.len = 8;
+		m.sport = 5060;
+		m.dport = 4060;
+		CHECK(rds_wire_send_raw(&s, &m, "seqgame", 8) == 0);
+		tgt_recv_finish(&r, 1500, &res);
+		got += res.count;
+		used += snprintf(line + used, sizeof(line) - used, " %s:%s;",
+				 st[i].what, res.count ? "delivered" : "dropped");
+	}
+	OBS("sequence games:%s", line);
+	OBS("after them: %s", sess_state(&s, 5061));
+	rds_wire_sess_close(&s);
+	(void)got;
+	return T_PASS;
+}
+
+static int t_ping_flood(void)
+{
+	struct rds_wire_sess s;
+	int i, n = 20000;
+	long long t0;
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	t0 = rds_wire_now_ms();
+	for (i = 0; i < n; i++) {
+		CHECK(rds_wire_send_ping(&s, 6000 + (i % 1000)) == 0);
+		while (rds_wire_recv_frame(&s, 0) == 1)
+			;
+	}
+	while (s.rx_pongs < (unsigned long)n && rds_wire_recv_frame(&s, 3000) == 1)
+		;
+	OBS("%d pings in %lld ms: %lu pongs back", n, rds_wire_now_ms() - t0,
+	    s.rx_pongs);
+	rds_wire_sess_close(&s);
+	return T_PASS;
+}
+
+/* Pings while never reading: every pong must wait somewhere. */
+static int t_ping_flood_noread(void)
+{
+	struct rds_wire_sess s;
+	int n = 0, rcv = 4096;
+	long before = mem_available_kb(), after;
+	long long end = rds_wire_now_ms() + 20000;
+	struct tgt_counts c;
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	while (n < 400000 && rds_wire_now_ms() < end) {
+		if (rds_wire_send_ping(&s, 6000 + (n % 1000)))
+			break;
+		n++;
+	}
+	sleep_ms(2000);
+	after = mem_available_kb();
+	tgt_counts(&c);
+	OBS("%d pings sent unread-pong in %s: MemAvailable %+ld kB",
+	    n, rds_wire_now_ms() >= end ? "20 s (our send blocked: the target "
+	    "stopped reading)" : "time", after - before);
+	rds_wire_sess_close(&s);
+	sleep_ms(2000);
+	DIAG("after close: MemAvailable %+ld kB from start",
+	     mem_available_kb() - before);
+	if (is_ours && before - after > 128 * 1024)
+		return T_FAIL;
+	return T_PASS;
+}
+
+static int t_conn_flood(void)
+{
+	struct tgt_counts a, b;
+	struct rds_wire_sess s;
+	int i, ok = 0, fail = 0;
+
+	if (!opt.flood_count) {
+		DIAG("SKIP no --flood-base/--flood-count");
+		return T_SKIP;
+	}
+	tgt_counts(&a);
+	for (i = 0; i < opt.flood_count; i++) {
+		if (sess_open(&s, addr_add(opt.flood_base, i))) {
+			fail++;
+			continue;
+		}
+		if (rds_wire_ping(&s, 5070, 3000) == 1)
+			ok++;
+		rds_wire_sess_close(&s);
+	}
+	sleep_ms(1000);
+	tgt_counts(&b);
+	OBS("%d source addresses: %d pinged OK, %d refused; target "
+	    "connections %d -> %d, tcp sockets %d -> %d", opt.flood_count, ok,
+	    fail, a.conns, b.conns, a.tcp_socks, b.tcp_socks);
+	CHECK(b.conns <= a.conns + opt.flood_count + 1);
+	return T_PASS;
+}
+
+static int t_half_open(void)
+{
+	int fds[256], n = 0, i, cnt = opt.flood_count ? opt.flood_count : 0;
+	struct tgt_counts a, b;
+
+	if (cnt > 200)
+		cnt = 200;
+	tgt_counts(&a);
+	/* 32 silent connections from our own address, one per flood address */
+	for (i = 0; i < 32; i++) {
+		fds[n] = rds_wire_connect(opt.src, opt.dst, 3000);
+		if (fds[n] >= 0)
+			n++;
+	}
+	for (i = 0; i < cnt && n < 256; i++) {
+		fds[n] = rds_wire_connect(addr_add(opt.flood_base, i), opt.dst, 3000);
+		if (fds[n] >= 0)
+			n++;
+	}
+	sleep_ms(2000);
+	tgt_counts(&b);
+	OBS("%d silent connections open: target connections %d -> %d, tcp "
+	    "sockets %d -> %d", n, a.conns, b.conns, a.tcp_socks, b.tcp_socks);
+	i = target_alive(6);
+	OBS("with them open, a fresh connection from %s: %s", astr(opt.src),
+	    i ? "ping answered" : "NO pong");
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return T_PASS;
+}
+
+/* The target queues toward a peer that never reads. */
+static int t_never_read(void)
+{
+	struct rds_wire_sess s;
+	int err = 0, n, rcv = 4096;
+	long long queued = 0;
+	long before = mem_available_kb();
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_ping(&s, 5080, 3000) == 1);
+	setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	n = tgt_send(4080, opt.src, 5081, 65536, 4096, 1, &err, &queued);
+	OBS("target sender stopped after %d x 64 KiB (%lld kB) toward a peer "
+	    "that does not read: %s; MemAvailable %+ld kB", n, queued / 1024,
+	    err ? strerror(err) : "never refused", mem_available_kb() - before);
+	rds_wire_sess_close(&s);
+	CHECK(n < 4096);
+	return T_PASS;
+}
+
+static int t_odd_fields(void)
+{
+	struct rds_wire_sess s;
+	struct tgt_recv r;
+	struct tgt_result res;
+	struct rds_wire_msg m;
+
+	CHECK(tgt_recv_start(&r, 4090, 2, 3000) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	memset(&m, 0, sizeof(m));
+	m.seq = s.tx_seq++;
+	m.ack = UINT64_MAX;
+	m.credit = 0xff;
+	m.csum = 0xbeef;
+	m.flags = 0xf8;
+	m.len = 4;
+	m.sport = 5090;
+	m.dport = 4090;
+	CHECK(rds_wire_send_raw(&s, &m, "odd", 4) == 0);
+	/* ports 0/0 with data, not a cong map */
+	memset(&m, 0, sizeof(m));
+	m.seq = s.tx_seq++;
+	m.len = 16;
+	CHECK(rds_wire_send_raw(&s, &m, "zero ports here", 16) == 0);
+	OBS("h_ack/credit/csum garbage, flags 0xf8, then a 0/0 data frame: %s",
+	    sess_state(&s, 5091));
+	rds_wire_sess_close(&s);
+	tgt_recv_finish(&r, 1000, &res);
+	OBS("receiver got %d message(s)", res.count);
+	return T_PASS;
+}
+
+struct tcase {
+	const char *name;
+	int (*fn)(void);
+	int slack;	/* connections the case may leave behind */
+};
+
+static const struct tcase cases[] = {
+	{ "deliver", t_deliver, 1 },
+	{ "receive", t_receive, 1 },
+	{ "receive_listen", t_receive_listen, 2 },
+	{ "hlen_short", t_hlen_short, 1 },
+	{ "hlen_ffffffff", t_hlen_ffffffff, 1 },
+	{ "hlen_over_max", t_hlen_over_max, 1 },
+	{ "hdr_truncated", t_hdr_truncated, 1 },
+	{ "ext_headers", t_ext_headers, 1 },
+	{ "handshake_ext", t_handshake_ext, 1 },
+	{ "cong_map", t_cong_map, 1 },
+	{ "sequence", t_sequence, 1 },
+	{ "odd_fields", t_odd_fields, 1 },
+	{ "ping_flood", t_ping_flood, 1 },
+	{ "ping_flood_noread", t_ping_flood_noread, 1 },
+	{ "never_read", t_never_read, 1 },
+	{ "conn_flood", t_conn_flood, -1 },
+	{ "half_open", t_half_open, -1 },
+};
+
+static int run_case(const struct tcase *tc, int idx)
+{
+	struct tgt_counts a, b;
+	int st, rc, mark, slack;
+	pid_t pid;
+
+	tgt_counts(&a);
+	mark = dmesg_lines();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		alarm(180);
+		rc = tc->fn();
+		fflush(stdout);
+		_exit(rc);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		rc = T_FAIL;
+	else if (WIFSIGNALED(st)) {
+		DIAG("killed by signal %d", WTERMSIG(st));
+		rc = T_FAIL;
+	} else {
+		rc = WEXITSTATUS(st);
+	}
+	if (rc == T_SKIP) {
+		printf("ok %d - %s # SKIP\n", idx, tc->name);
+		return 0;
+	}
+	if (!target_alive(8)) {
+		DIAG("target no longer answers a ping over a fresh connection");
+		rc = T_FAIL;
+	}
+	tgt_counts(&b);
+	counters_diff(&a, &b);
+	slack = tc->slack < 0 ? opt.flood_count + 32 : tc->slack;
+	if (b.ok && a.ok) {
+		DIAG("target connections %d -> %d, tcp sockets %d -> %d",
+		     a.conns, b.conns, a.tcp_socks, b.tcp_socks);
+		if (b.conns > a.conns + slack + 1) {
+			DIAG("connections grew by more than %d", slack + 1);
+			rc = T_FAIL;
+		}
+	}
+	if (dmesg_splat_since(mark))
+		rc = T_FAIL;
+	printf("%sok %d - %s\n", rc ? "not " : "", idx, tc->name);
+	return rc != 0;
+}
+
+static int mode_test(void)
+{
+	int n = sizeof(cases) / sizeof(cases[0]), i, idx = 0, failed = 0;
+	int sel = 0;
+	struct rds_wire_sess s;
+	const char *why = NULL;
+	int r;
+
+	for (i = 0; i < n; i++)
+		if (!opt.only || strstr(opt.only, cases[i].name))
+			sel++;
+	printf("TAP version 13\n1..%d\n", sel);
+	printf("# target %s:16385 (%s rds_tcp), from %s\n", astr(opt.dst),
+	       is_ours ? "our" : "Linux's in-tree", astr(opt.src));
+	if (sess_open(&s, opt.src)) {
+		why = strerror(errno);
+	} else {
+		r = rds_wire_ping(&s, 7999, 5000);
+		rds_wire_sess_close(&s);
+		if (r != 1)
+			why = "TCP connected but no pong to a ping";
+	}
+	for (i = 0; i < n; i++) {
+		if (opt.only && !strstr(opt.only, cases[i].name))
+			continue;
+		idx++;
+		if (why) {
+			printf("ok %d - %s # SKIP no RDS/TCP listener answers on "
+			       "%s:16385 (%s)\n", idx, cases[i].name,
+			       astr(opt.dst), why);
+			continue;
+		}
+		printf("# ---- %s\n", cases[i].name);
+		failed += run_case(&cases[i], idx);
+	}
+	return failed ? 1 : 0;
+}
+
+/* ---- fuzz: random structure-aware frames ---- */
+
+static void fuzz_frame(struct rds_wire_sess *s, unsigned char *buf, size_t cap)
+{
+	static const uint32_t lens[] = { 0, 1, 7, 8, 47, 48, 4095, 4096, 4097,
+					 8191, 8192, 8193, 65536, 1u << 20,
+					 (1u << 20) + 1, 0x7fffffff,
+					 0xffffffff };
+	static const uint64_t seqs[] = { 0, 1, 2, UINT64_MAX, UINT64_MAX - 1,
+					 1ULL << 63, 0xffffffff };
+	struct rds_wire_msg m;
+	size_t pos = 0, real;
+	int k, i;
+
+	memset(&m, 0, sizeof(m));
+	switch (rndn(4)) {
+	case 0: m.seq = s->tx_seq++; break;
+	case 1: m.seq = seqs[rndn(sizeof(seqs) / sizeof(seqs[0]))]; break;
+	case 2: m.seq = s->tx_seq > 1 ? s->tx_seq - 1 - rndn(3) : 0; break;
+	default: m.seq = rnd(); break;
+	}
+	k = rndn(10);
+	if (k < 5) {			/* plausible data */
+		m.sport = (uint16_t)(rndn(4) ? 5000 + rndn(8) : rnd());
+		m.dport = (uint16_t)(rndn(4) ? 4100 + rndn(4) : rnd());
+		m.len = rndn(3) ? rndn(2048) : lens[rndn(sizeof(lens) / sizeof(lens[0]))];
+	} else if (k < 7) {		/* ping / probe / pong */
+		m.sport = (uint16_t)(rndn(2) ? 1 : rndn(3) ? 0 : rnd());
+		m.dport = (uint16_t)(m.sport ? 0 : rndn(3) ? 1 : rnd());
+		m.len = rndn(4) ? 0 : rndn(64);
+	} else if (k < 9) {		/* congestion map */
+		m.len = rndn(3) ? 8192 : lens[rndn(sizeof(lens) / sizeof(lens[0]))];
+	} else {
+		m.sport = (uint16_t)rnd();
+		m.dport = (uint16_t)rnd();
+		m.len = (uint32_t)rnd();
+	}
+	m.flags = rndn(3) ? (k >= 7 && k < 9 ? 1 : 0) : (uint8_t)rnd();
+	if (!rndn(4))
+		m.flags |= RDS_WIRE_F_RETRANS;
+	if (!rndn(8)) {
+		m.ack = rnd();
+		m.credit = (uint8_t)rnd();
+		m.csum = (uint16_t)rnd();
+	}
+	/* extension headers: well-formed lists, or junk */
+	k = rndn(6);
+	if (k == 1 || k == 2) {
+		int ne = 1 + rndn(4);
+
+		for (i = 0; i < ne; i++) {
+			static const uint8_t ty[] = { 1, 2, 3, 5, 6 };
+
+			rds_wire_ext_add(m.ext, &pos, ty[rndn(5)],
+					 rndn(2) ? (uint32_t)rnd() : rndn(10),
+					 (uint32_t)rnd(), NULL, 0);
+		}
+	} else if (k == 3) {
+		for (i = 0; i < RDS_WIRE_EXT_SPACE; i++)
+			m.ext[i] = (uint8_t)rnd();
+	} else if (k == 4) {
+		memset(m.ext, 1 + rndn(8), sizeof(m.ext));
+	}
+	/* how much payload really follows */
+	real = m.len;
+	if (!rndn(5))
+		real = rndn(m.len < 4096 ? m.len + 1 : 4096);
+	if (real > cap)
+		real = cap;
+	for (i = 0; i < (int)(real < 64 ? real : 64); i++)
+		buf[i] = (uint8_t)rnd();
+	if (!rndn(20)) {	/* a truncated header */
+		unsigned char h[RDS_WIRE_HDR_LEN];
+
+		rds_wire_encode(&m, h);
+		rds_wire_write(s->fd, h, rndn(RDS_WIRE_HDR_LEN), 1000);
+		return;
+	}
+	if (opt.verbose > 1)
+		fprintf(stderr, "tx seq %llu len %u (%zu) %u->%u flags %#x\n",
+			(unsigned long long)m.seq, m.len, real, m.sport,
+			m.dport, m.flags);
+	rds_wire_send_raw(s, &m, buf, real);
+}
+
+static int mode_fuzz(void)
+{
+	static unsigned char buf[2u << 20];
+	struct rds_wire_sess s;
+	long long end = rds_wire_now_ms() + opt.seconds * 1000LL;
+	unsigned long frames = 0, conns = 0, checks = 0, dead = 0;
+	int i, nf, mark = dmesg_lines();
+
+	rng_state = opt.seed;
+	printf("rds-wire-peer fuzz: seed %llu (replay: --seed %llu), %d s, "
+	       "target %s from %s\n", (unsigned long long)opt.seed,
+	       (unsigned long long)opt.seed, opt.seconds, astr(opt.dst),
+	       astr(opt.src));
+	fflush(stdout);
+	while (rds_wire_now_ms() < end) {
+		uint32_t src = opt.src;
+
+		if (opt.flood_count && rndn(4) == 0)
+			src = addr_add(opt.flood_base, rndn(opt.flood_count));
+		if (sess_open(&s, src)) {
+			sleep_ms(100);
+			continue;
+		}
+		conns++;
+		s.tx_seq = rndn(2) ? 1 : rnd();
+		nf = 1 + rndn(40);
+		for (i = 0; i < nf && s.fd >= 0; i++) {
+			fuzz_frame(&s, buf, sizeof(buf));
+			frames++;
+			while (rds_wire_recv_frame(&s, 0) == 1)
+				;
+		}
+		if (rndn(3) == 0)
+			sess_reset(&s);
+		else
+			rds_wire_sess_close(&s);
+		if (conns % 25 == 0) {
+			checks++;
+			if (!target_alive(8)) {
+				dead++;
+				printf("rds-wire-peer fuzz: target stopped "
+				       "answering after %lu frames\n", frames);
+				break;
+			}
+		}
+	}
+	if (!dead && !target_alive(8))
+		dead++;
+	printf("rds-wire-peer fuzz: seed %llu, %lu frames, %lu connections, "
+	       "%lu liveness checks, target %s\n", (unsigned long long)opt.seed,
+	       frames, conns, checks + 1, dead ? "DEAD" : "alive");
+	if (dmesg_splat_since(mark)) {
+		printf("rds-wire-peer fuzz: kernel log splat\n");
+		return 1;
+	}
+	return dead ? 1 : 0;
+}
+
+/* ---- single operations ---- */
+
+static int mode_ping(void)
+{
+	struct rds_wire_sess s;
+	long long t0;
+	int r;
+
+	if (sess_open(&s, opt.src))
+		die("connect %s -> %s:16385: %s", astr(opt.src), astr(opt.dst),
+		    strerror(errno));
+	s.verbose = opt.verbose;
+	t0 = rds_wire_now_ms();
+	r = rds_wire_ping(&s, opt.sport, opt.timeout_s * 1000);
+	if (r == 1)
+		printf("pong from %s in %lld ms\n", astr(opt.dst),
+		       rds_wire_now_ms() - t0);
+	else
+		printf("no pong from %s\n", astr(opt.dst));
+	rds_wire_sess_close(&s);
+	return r == 1 ? 0 : 1;
+}
+
+static int mode_send(void)
+{
+	struct rds_wire_sess s;
+	size_t len = opt.data ? strlen(opt.data) : (size_t)(opt.len < 0 ? 0 : opt.len);
+	unsigned char *buf = calloc(1, len + 1);
+	int i, rc = 0;
+
+	if (!buf)
+		die("out of memory");
+	if (opt.data)
+		memcpy(buf, opt.data, len);
+	else
+		for (i = 0; i < (int)len; i++)
+			buf[i] = (unsigned char)i;
+	if (sess_open(&s, opt.src))
+		die("connect: %s", strerror(errno));
+	s.verbose = opt.verbose;
+	for (i = 0; i < opt.count; i++)
+		if (rds_wire_send_msg(&s, opt.sport, opt.dport, buf, len))
+			die("send: %s", strerror(errno));
+	/* a ping behind them: its pong means they were all taken */
+	if (rds_wire_ping(&s, opt.sport, opt.timeout_s * 1000) != 1)
+		rc = 1;
+	printf("%d message(s) of %zu bytes %s:%u -> %s:%u%s\n", opt.count, len,
+	       astr(opt.src), opt.sport, astr(opt.dst), opt.dport,
+	       rc ? ", but no pong after them" : ", pong after them");
+	rds_wire_sess_close(&s);
+	free(buf);
+	return rc;
+}
+
+static void print_frame(struct rds_wire_sess *s)
+{
+	size_t i, n = s->cur.len < 64 ? s->cur.len : 64;
+
+	printf("%s:%u -> %s:%u seq %llu len %u flags %#x: ", astr(s->faddr),
+	       s->cur.sport, astr(s->laddr), s->cur.dport,
+	       (unsigned long long)s->cur.seq, s->cur.len, s->cur.flags);
+	for (i = 0; i < n; i++)
+		putchar(s->body[i] >= 32 && s->body[i] < 127 ? s->body[i] : '.');
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* Connect (we are the lower address) and print data sent to us. */
+static int mode_recv(void)
+{
+	struct rds_wire_sess s;
+	int got = 0, r;
+	long long end;
+
+	if (sess_open(&s, opt.src))
+		die("connect: %s", strerror(errno));
+	s.verbose = opt.verbose;
+	rds_wire_ping(&s, opt.sport, 3000);
+	end = rds_wire_now_ms() + opt.timeout_s * 1000LL;
+	while (got < opt.count && rds_wire_now_ms() < end) {
+		r = rds_wire_wait(&s, -1, opt.dport, (int)(end - rds_wire_now_ms()));
+		if (r <= 0)
+			break;
+		if (!s.cur.sport)
+			continue;
+		print_frame(&s);
+		got++;
+	}
+	rds_wire_sess_close(&s);
+	return got == opt.count ? 0 : 1;
+}
+
+/* Listen on our address:16385 (we are the higher one) and print data. */
+static int mode_listen(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = opt.src,
+				  .sin_port = htons(opt.listen_port) };
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+	struct rds_wire_sess s;
+	int lfd, fd, one = 1, got = 0, r;
+	long long end = rds_wire_now_ms() + opt.timeout_s * 1000LL;
+	struct pollfd pf;
+
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 8))
+		die("listen on %s:%u: %s", astr(opt.src), opt.listen_port,
+		    strerror(errno));
+	pf.fd = lfd;
+	pf.events = POLLIN;
+	if (poll(&pf, 1, opt.timeout_s * 1000) != 1)
+		die("nobody connected");
+	fd = accept4(lfd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	rds_wire_sess_init(&s, fd);
+	s.laddr = opt.src;
+	s.faddr = peer.sin_addr.s_addr;
+	s.verbose = opt.verbose;
+	while (got < opt.count && rds_wire_now_ms() < end) {
+		r = rds_wire_wait(&s, -1, -1, (int)(end - rds_wire_now_ms()));
+		if (r <= 0)
+			break;
+		if (!s.cur.sport || !s.cur.dport)
+			continue;
+		print_frame(&s);
+		got++;
+	}
+	rds_wire_sess_close(&s);
+	close(lfd);
+	return got == opt.count ? 0 : 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+"usage: rds-wire-peer -s SRC -t TARGET [options] MODE\n"
+"modes: ping | send | recv | listen | test | fuzz\n"
+"  -s, --source ADDR       our address (must be below TARGET to connect)\n"
+"  -t, --target ADDR       the node under attack (port 16385)\n"
+"  --target-netns PATH     netns of the target (test: AF_RDS sockets there)\n"
+"  --impl intree|ours|auto which rds_tcp the target runs (test strictness)\n"
+"  --high-source ADDR      an address above TARGET to listen on (test)\n"
+"  --listen-port N         where listen/receive_listen listen (default 16385;\n"
+"                          a DNAT from ADDR:16385 when our netns runs rds_tcp)\n"
+"  --flood-base ADDR --flood-count N   N consecutive extra source addresses\n"
+"  --upstream-bugs         also send what crashes Linux 6.1 (test, intree)\n"
+"  --only NAMES            test: only the cases named (comma list)\n"
+"  --sport N --dport N --data STR --len N --count N --timeout S\n"
+"  --seed S --seconds T    fuzz\n"
+"  -v                      verbose (twice: every frame)\n");
+	exit(2);
+}
+
+static void detect_impl(void)
+{
+	char t[64] = "";
+	FILE *f;
+
+	if (!strcmp(opt.impl, "ours")) {
+		is_ours = 1;
+		return;
+	}
+	if (!strcmp(opt.impl, "intree"))
+		return;
+	if (strcmp(opt.impl, "auto"))
+		die("--impl must be intree, ours or auto");
+	/* ours is out of tree: the rds module's taint has O */
+	f = fopen("/sys/module/rds/taint", "r");
+	if (f) {
+		if (fgets(t, sizeof(t), f) && strchr(t, 'O'))
+			is_ours = 1;
+		fclose(f);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "source", required_argument, NULL, 's' },
+		{ "target", required_argument, NULL, 't' },
+		{ "target-netns", required_argument, NULL, 'N' },
+		{ "impl", required_argument, NULL, 'I' },
+		{ "high-source", required_argument, NULL, 'H' },
+		{ "flood-base", required_argument, NULL, 'B' },
+		{ "flood-count", required_argument, NULL, 'C' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "listen-port", required_argument, NULL, 'L' },
+		{ "upstream-bugs", no_argument, NULL, 'U' },
+		{ "sport", required_argument, NULL, 'p' },
+		{ "dport", required_argument, NULL, 'P' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "len", required_argument, NULL, 'l' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "seconds", required_argument, NULL, 'D' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *mode;
+	int c;
+
+	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
+	while ((c = getopt_long(argc, argv, "s:t:vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': opt.src = parse_addr(optarg); break;
+		case 't': opt.dst = parse_addr(optarg); break;
+		case 'N': opt.target_netns = optarg; break;
+		case 'I': opt.impl = optarg; break;
+		case 'H': opt.high_src = parse_addr(optarg); break;
+		case 'B': opt.flood_base = parse_addr(optarg); break;
+		case 'C': opt.flood_count = atoi(optarg); break;
+		case 'O': opt.only = optarg; break;
+		case 'U': opt.upstream_bugs = 1; break;
+		case 'L': opt.listen_port = (uint16_t)atoi(optarg); break;
+		case 'p': opt.sport = (uint16_t)atoi(optarg); break;
+		case 'P': opt.dport = (uint16_t)atoi(optarg); break;
+		case 'd': opt.data = optarg; break;
+		case 'l': opt.len = atol(optarg); break;
+		case 'c': opt.count = atoi(optarg); break;
+		case 'T': opt.timeout_s = atoi(optarg); break;
+		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'D': opt.seconds = atoi(optarg); break;
+		case 'v': opt.verbose++; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || !opt.dst)
+		usage();
+	if (opt.flood_count && !opt.flood_base)
+		die("--flood-count needs --flood-base");
+	if (opt.len > (long)(16 * RDS_WIRE_MAX_MSG))
+		die("--len at most 16 MiB");
+	mode = argv[optind];
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	detect_impl();
+	if (!strcmp(mode, "ping"))
+		return mode_ping();
+	if (!strcmp(mode, "send"))
+		return mode_send();
+	if (!strcmp(mode, "recv"))
+		return mode_recv();
+	if (!strcmp(mode, "listen"))
+		return mode_listen();
+	if (!strcmp(mode, "test"))
+		return mode_test();
+	if (!strcmp(mode, "fuzz"))
+		return mode_fuzz();
+	usage();
+	return 2;
+}
