@@ -32,6 +32,7 @@
 #include <net/route.h>
 
 #include "rds_core.h"
+#include "rds_trace.h"
 
 /* Every connection of every namespace until it is freed. */
 static DEFINE_SPINLOCK(rds_conn_all_lock);
@@ -125,7 +126,10 @@ EXPORT_SYMBOL_GPL(rds_addr_is_local);
 bool rds_conn_transition(struct rds_connection *conn,
 			 enum rds_conn_state from, enum rds_conn_state to)
 {
-	return atomic_cmpxchg(&conn->c_state, from, to) == from;
+	if (atomic_cmpxchg(&conn->c_state, from, to) != from)
+		return false;
+	trace_rds_conn_state(conn, from, to);
+	return true;
 }
 EXPORT_SYMBOL_GPL(rds_conn_transition);
 
@@ -404,8 +408,10 @@ static void rds_conn_connect_worker(struct work_struct *work)
 		return;
 	}
 	ret = conn->c_trans->conn_connect(conn);
-	if (ret)
+	if (ret) {
+		trace_rds_conn_error(conn, ret, 1);
 		rds_conn_drop(conn);
+	}
 }
 
 /**

@@ -11,6 +11,7 @@
 #include <net/sock.h>
 
 #include "rds_core.h"
+#include "rds_trace.h"
 
 /* A peer that honours congestion maps overshoots a receiver's budget
  * only by what was in flight when the map went out; one that does not
@@ -26,6 +27,14 @@ static bool rds_recv_over_hard_limit(struct rds_connection *conn,
 	lockdep_assert_held(&rs->rs_lock);
 	return (conn->c_trans->caps & RDS_TRANS_CAP_WIRE) &&
 	       rs->rs_rcv_bytes + rds_msg_charge(len) > limit;
+}
+
+/* Count a dropped message and tell the tracepoint why. */
+static void rds_recv_drop(struct rds_net *rn, struct rds_connection *conn,
+			  enum rds_stat why, __be16 dport)
+{
+	rds_stats_inc(rn, why);
+	trace_rds_recv_drop(conn, why, be16_to_cpu(dport));
 }
 
 /* A multipath probe or its answer: how many lanes the peer has. */
@@ -70,7 +79,7 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	}
 	if (seq < conn->c_next_rx_seq &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
-		rds_stats_inc(rn, RDS_STAT_RECV_DROP_OLD_SEQ);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
 		return;
 	}
 	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
@@ -99,12 +108,12 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	 * message would hold its connection, and the unload, until read.
 	 */
 	if (!module_is_live(conn->c_trans->owner)) {
-		rds_stats_inc(rn, RDS_STAT_RECV_DROP_NO_SOCK);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
 		return;
 	}
 	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
 	if (!rs) {
-		rds_stats_inc(rn, RDS_STAT_RECV_DROP_NO_SOCK);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
 		return;
 	}
 	sk = rds_rs_to_sk(rs);
@@ -113,12 +122,13 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	spin_lock_bh(&rs->rs_lock);
 	if (sock_flag(sk, SOCK_DEAD)) {
 		spin_unlock_bh(&rs->rs_lock);
-		rds_stats_inc(rn, RDS_STAT_RECV_DROP_DEAD_SOCK);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_DEAD_SOCK, hdr->h_dport);
 		goto out;
 	}
 	if (rds_recv_over_hard_limit(conn, rs, len)) {
 		spin_unlock_bh(&rs->rs_lock);
-		rds_stats_inc(rn, RDS_STAT_RECV_DROP_OVER_RCVBUF);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OVER_RCVBUF,
+			      hdr->h_dport);
 		goto out;
 	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
@@ -152,6 +162,7 @@ EXPORT_SYMBOL_GPL(rds_recv_incoming);
 void rds_recv_bad_header(struct rds_connection *conn, int err)
 {
 	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RECV_DROP_BAD_HEADER);
+	trace_rds_conn_error(conn, err, 2);
 	net_warn_ratelimited("rds: %s: bad header from %pI6c (%d), dropping the connection\n",
 			     conn->c_trans->name, &conn->c_faddr, err);
 	rds_conn_drop(conn);

@@ -16,6 +16,7 @@
 #include <net/sock.h>
 
 #include "rds_core.h"
+#include "rds_trace.h"
 
 /* Take @rm off its socket's send list. Returns the socket, whose
  * reference the caller now owns, and sets @wake when the send budget
@@ -160,15 +161,19 @@ void rds_send_drop_all(struct rds_connection *conn)
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
 	struct rds_message *rm;
+	int n = 0;
 
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+		n++;
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
 		clear_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags);
 		rm->m_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+	if (n)
+		trace_rds_retransmit(conn, n, 0);
 }
 
 /**
@@ -428,6 +433,7 @@ restart:
 		return ret;
 	}
 	if (ret) {
+		trace_rds_conn_error(conn, ret, 0);
 		rds_conn_drop(conn);
 		return 0;
 	}

@@ -89,8 +89,11 @@ static int wc_socket(const char *ip, int port)
 		perror("rds-wirecheck: socket");
 		exit(2);
 	}
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	/* Root may exceed net.core.[wr]mem_max: a 1 MiB message needs it. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	len = wc_parse(ip, port, &a);
 	if (bind(fd, &a.sa, len)) {
 		fprintf(stderr, "rds-wirecheck: bind %s:%d: %s\n", ip, port,
