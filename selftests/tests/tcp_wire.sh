@@ -37,7 +37,10 @@ setup() {
 	ip -n $A addr add $A4/24 dev va && ip -n $B addr add $B4/24 dev vb &&
 	ip -n $A addr add $A6/64 dev va nodad &&
 	ip -n $B addr add $B6/64 dev vb nodad &&
-	ip -n $A link set va up && ip -n $B link set vb up
+	ip -n $A link set va up && ip -n $B link set vb up &&
+	# A link taken down keeps its IPv6 addresses (the flap test).
+	ip netns exec $A sysctl -qw net.ipv6.conf.va.keep_addr_on_down=1 &&
+	ip netns exec $B sysctl -qw net.ipv6.conf.vb.keep_addr_on_down=1
 }
 
 counter() {	# counter NETNS NAME: the RDS_INFO_COUNTERS value
@@ -78,7 +81,8 @@ reset_tcp() {	# kill the RDS/TCP connections of namespace $1 N times
 	local i
 	for ((i = 0; i < $2; i++)); do
 		sleep 1.5
-		ip netns exec "$1" ss -K 'sport = :16385' or 'dport = :16385' >/dev/null
+		ip netns exec "$1" ss -K state established \
+			'( sport = :16385 or dport = :16385 )' >/dev/null
 	done
 	echo "reset $2 times"
 }

@@ -134,7 +134,7 @@ static inline void rds_tcp_stat_inc(enum rds_tcp_stat s)
 /* rds_tcp_connect.c */
 int rds_tcp_conn_connect(struct rds_connection *conn);
 void rds_tcp_conn_shutdown(struct rds_connection *conn);
-void rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock);
+bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock);
 void rds_tcp_tune(struct net *net, struct socket *sock);
 
 /* rds_tcp_listen.c */
@@ -152,6 +152,7 @@ void rds_tcp_write_space(struct sock *sk);
 void rds_tcp_data_ready(struct sock *sk);
 void rds_tcp_recv_worker(struct work_struct *work);
 void rds_tcp_recv_reset(struct rds_tcp_conn *tc);
+void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk);
 int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
 void rds_tcp_inc_free(struct rds_incoming *inc);
 

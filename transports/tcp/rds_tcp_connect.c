@@ -12,6 +12,12 @@
  * but handed to the connection (rds_tcp_conn_accepted()), which installs
  * it from its connect worker, after shutting down any older socket: only
  * the core's workers ever change t_sock, one at a time.
+ *
+ * Bytes TCP has acked are as good as delivered to the sender, which
+ * retires the messages they carry. So no socket is let go with bytes in
+ * its receive queue: shutdown reads them first, and a socket waiting to
+ * be installed is never replaced by a newer one (the newer one is
+ * refused; the peer tries again once the older one was read and closed).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -209,8 +215,12 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		rds_tcp_install(tc, sock, &orig);
 		mutex_unlock(&tc->t_mutex);
 		rds_connect_complete(conn);
-		/* Data may have arrived before our callbacks were in. */
+		/* Bytes may have come before our callbacks were in, and the
+		 * peer may have closed meanwhile (no state change follows).
+		 */
 		queue_work(rds_tcp_wq, &tc->t_recv_w);
+		if (READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
+			rds_conn_drop(conn);
 		return 0;
 	}
 	ret = rds_tcp_connect_out(conn, tc);
@@ -225,22 +235,27 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
  *
  * The connection takes the newest socket: a peer that connects again has
  * given up on the old one (only the lower address connects, so the two
- * ends never race with each other here).
+ * ends never race with each other here). While an earlier accepted
+ * socket still waits to be installed, @sock is refused instead.
  *
  * Context: process context (the accept worker).
+ * Return: true if @conn took @sock; else the caller refuses it.
  */
-void rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
+bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
-	struct socket *old;
+	bool taken;
 
 	mutex_lock(&tc->t_mutex);
-	old = tc->t_accepted;
-	tc->t_accepted = sock;
+	taken = !tc->t_accepted;
+	if (taken)
+		tc->t_accepted = sock;
 	mutex_unlock(&tc->t_mutex);
-	if (old) {
+	if (!taken) {
+		/* The older one may hold acked bytes: it goes first. */
 		rds_tcp_stat_inc(RDS_TCP_STAT_LISTEN_CLOSED_STALE);
-		sock_release(old);
+		rds_conn_want_connect(conn);
+		return false;
 	}
 	switch (rds_conn_state(conn)) {
 	case RDS_CONN_UP:
@@ -252,6 +267,7 @@ void rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 		break;
 	}
 	rds_conn_want_connect(conn);
+	return true;
 }
 
 /**
@@ -289,6 +305,8 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 
 	/* A receive worker sees t_sock NULL from now on. */
 	cancel_work_sync(&tc->t_recv_w);
+	/* What TCP acked is the peer's promise kept: deliver it. */
+	rds_tcp_recv_drain(tc, sk);
 	rds_tcp_recv_reset(tc);
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	sock_release(sock);

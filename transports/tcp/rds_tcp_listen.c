@@ -92,7 +92,10 @@ static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 		goto refuse;
 	}
 	rds_tcp_tune(net, sock);
-	rds_tcp_conn_accepted(conn, sock);
+	if (!rds_tcp_conn_accepted(conn, sock)) {
+		rds_conn_put(conn);
+		goto refuse;
+	}
 	rds_conn_put(conn);
 	return;
 refuse:

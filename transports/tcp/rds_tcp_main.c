@@ -13,6 +13,7 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
+#include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/rds/compat.h>
@@ -60,6 +61,43 @@ static int rds_tcp_laddr_check(struct net *net, const struct in6_addr *addr,
 	local = ipv6_chk_addr(net, addr, dev, 0);
 	rcu_read_unlock();
 	return local ? 0 : -EADDRNOTAVAIL;
+}
+
+/* A peer without a route costs no connection (nor a connect attempt). */
+static int rds_tcp_faddr_check(struct net *net, const struct in6_addr *laddr,
+			       const struct in6_addr *faddr, __u32 dev_if)
+{
+	if (ipv6_addr_v4mapped(faddr)) {
+		struct flowi4 fl4 = {
+			.daddr = faddr->s6_addr32[3],
+			.saddr = laddr->s6_addr32[3],
+			.flowi4_oif = dev_if,
+			.flowi4_proto = IPPROTO_TCP,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return -ENETUNREACH;
+		ip_rt_put(rt);
+		return 0;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.daddr = *faddr,
+			.saddr = *laddr,
+			.flowi6_oif = dev_if,
+			.flowi6_proto = IPPROTO_TCP,
+		};
+		struct dst_entry *dst = ip6_route_output(net, NULL, &fl6);
+		int err = dst->error;
+
+		dst_release(dst);
+		return err ? -ENETUNREACH : 0;
+	}
+#else
+	return -ENETUNREACH;
+#endif
 }
 
 static int rds_tcp_conn_alloc(struct rds_connection *conn, gfp_t gfp)
@@ -191,6 +229,7 @@ const struct rds_transport rds_tcp_transport = {
 	.prefer_loopback	= true,
 	.conn_data_size		= sizeof(struct rds_tcp_conn),
 	.laddr_check		= rds_tcp_laddr_check,
+	.faddr_check		= rds_tcp_faddr_check,
 	.conn_alloc		= rds_tcp_conn_alloc,
 	.conn_free		= rds_tcp_conn_free,
 	.conn_connect		= rds_tcp_conn_connect,

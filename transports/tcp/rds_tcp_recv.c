@@ -248,6 +248,25 @@ void rds_tcp_recv_worker(struct work_struct *work)
 }
 
 /**
+ * rds_tcp_recv_drain - read what is left in a socket being let go
+ * @tc: the connection
+ * @sk: its socket, whose callbacks are already gone
+ *
+ * Context: process context (shutdown).
+ */
+void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk)
+{
+	int ret;
+
+	lock_sock(sk);
+	ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
+	release_sock(sk);
+	if (ret)
+		net_warn_ratelimited("rds_tcp: %pI6c: out of memory reading a closing connection\n",
+				     &rds_tcp_to_conn(tc)->c_faddr);
+}
+
+/**
  * rds_tcp_recv_reset - forget a half-received frame (shutdown)
  * @tc: the connection, whose socket's callbacks are already gone
  */
