@@ -138,6 +138,18 @@ void rds_cong_net_exit(struct rds_net *rn)
 	}
 }
 
+/**
+ * rds_cong_any - is any port of @map congested?
+ * @map: a map
+ *
+ * Context: any.
+ */
+bool rds_cong_any(struct rds_cong_map *map)
+{
+	return find_first_bit(map->m_bits, RDS_CONG_MAP_BYTES * 8) <
+	       RDS_CONG_MAP_BYTES * 8;
+}
+
 bool rds_cong_test(struct rds_cong_map *map, __be16 port)
 {
 	return test_bit_le(be16_to_cpu(port), map->m_bits);

@@ -520,6 +520,11 @@ static void rds_conn_down_worker(struct work_struct *work)
 	spin_lock_bh(&conn->c_lock);
 	pending = !list_empty(&conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+	/* Senders may wait for the peer to uncongest a port: its update
+	 * only comes over a connection, so there must be one.
+	 */
+	if (!pending && (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
+		pending = rds_cong_any(conn->c_fcong);
 	if (!pending)
 		return;
 

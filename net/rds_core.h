@@ -382,6 +382,7 @@ struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
 				      const struct in6_addr *addr);
 void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
 bool rds_cong_test(struct rds_cong_map *map, __be16 port);
+bool rds_cong_any(struct rds_cong_map *map);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 		  bool nonblock, struct rds_sock *rs, long *timeo);
 enum rds_cong_change {
