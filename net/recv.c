@@ -14,9 +14,11 @@
 #include "rds_trace.h"
 
 /* A peer that honours congestion maps overshoots a receiver's budget
- * only by what was in flight when the map went out; one that does not
- * could fill the kernel. Beyond this limit a message from a wire is
- * dropped and counted (loopback senders see the map synchronously).
+ * only by what was already queued or in flight when the map went out
+ * (which can be much: every sending socket's whole SO_SNDBUF); one that
+ * does not could fill the kernel. Beyond this limit a message from a
+ * wire waits in its transport, which stops reading the connection until
+ * the receiver made room (loopback senders see the map synchronously).
  */
 static bool rds_recv_over_hard_limit(struct rds_connection *conn,
 				     struct rds_sock *rs, u32 len)
@@ -50,71 +52,31 @@ static void rds_recv_npaths(struct rds_connection *conn,
 	WRITE_ONCE(conn->c_npaths, min_t(unsigned int, n, RDS_LANES));
 }
 
-/**
- * rds_recv_incoming - a transport delivers a received message
- * @conn: connection it arrived on
- * @inc: the message, initialized with rds_inc_init(); the caller keeps
- *	its reference and drops it after this returns
- *
- * Drops duplicates of retransmitted messages, answers pings, and queues
- * the rest on the socket bound to the destination address and port.
- *
- * Context: the transport's receive path; calls for one connection must be
- * serialized. No core locks held.
+/* Queue a data message on the socket bound to its destination, or drop
+ * it (counted). -ENOBUFS, with nothing changed, when that socket is over
+ * its hard limit.
  */
-void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
+static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
+			  struct rds_incoming *inc, bool force)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_header *hdr = &inc->i_hdr;
-	u64 seq = be64_to_cpu(hdr->h_sequence);
+	enum rds_cong_change cong;
 	struct rds_sock *rs;
 	struct sock *sk;
-	enum rds_cong_change cong;
+	int ret = 0;
 	u32 len;
-
-	/* Congestion maps are outside the sequence (their h_sequence is 0). */
-	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
-		rds_cong_recv_map(conn, inc);
-		return;
-	}
-	if (seq < conn->c_next_rx_seq &&
-	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
-		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
-		return;
-	}
-	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
-	rds_conn_touch(conn);
-
-	if (!hdr->h_dport) {
-		/* A ping (a multipath probe if from RDS_FLAG_PROBE_PORT);
-		 * port 0 to port 0 (Oracle's heartbeats) is not answered.
-		 */
-		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT))
-			rds_recv_npaths(conn, hdr);
-		if (hdr->h_sport) {
-			rds_stats_inc(rn, RDS_STAT_RECV_PING);
-			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
-				      hdr->h_sport);
-		}
-		return;
-	}
-	/* The answer to a multipath probe is for the connection. */
-	if (hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) && !hdr->h_sport) {
-		rds_recv_npaths(conn, hdr);
-		return;
-	}
 
 	/* A transport being unloaded delivers nothing more: an unread
 	 * message would hold its connection, and the unload, until read.
 	 */
 	if (!module_is_live(conn->c_trans->owner)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
-		return;
+		return 0;
 	}
 	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
 	if (!rs) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
-		return;
+		return 0;
 	}
 	sk = rds_rs_to_sk(rs);
 	len = be32_to_cpu(hdr->h_len);
@@ -125,10 +87,10 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_DEAD_SOCK, hdr->h_dport);
 		goto out;
 	}
-	if (rds_recv_over_hard_limit(conn, rs, len)) {
+	if (!force && rds_recv_over_hard_limit(conn, rs, len)) {
 		spin_unlock_bh(&rs->rs_lock);
-		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OVER_RCVBUF,
-			      hdr->h_dport);
+		rds_stats_inc(rn, RDS_STAT_RECV_OVER_RCVBUF_WAIT);
+		ret = -ENOBUFS;
 		goto out;
 	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
@@ -147,8 +109,96 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 	rds_wake_sk(rs);
 out:
 	sock_put(sk);
+	return ret;
+}
+
+/* rds_recv_incoming(), and with @force for rds_recv_incoming_last(). */
+static int __rds_recv_incoming(struct rds_connection *conn,
+			       struct rds_incoming *inc, bool force)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_header *hdr = &inc->i_hdr;
+	u64 seq = be64_to_cpu(hdr->h_sequence);
+	bool probe_pong;
+	int ret;
+
+	/* Congestion maps are outside the sequence (their h_sequence is 0). */
+	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
+		rds_cong_recv_map(conn, inc);
+		return 0;
+	}
+	if (seq < conn->c_next_rx_seq &&
+	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
+		return 0;
+	}
+	/* The answer to a multipath probe is for the connection. */
+	probe_pong = hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+		     !hdr->h_sport;
+	if (hdr->h_dport && !probe_pong) {
+		ret = rds_recv_queue(rn, conn, inc, force);
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
+	rds_conn_touch(conn);
+
+	if (probe_pong) {
+		rds_recv_npaths(conn, hdr);
+	} else if (!hdr->h_dport) {
+		/* A ping (a multipath probe if from RDS_FLAG_PROBE_PORT);
+		 * port 0 to port 0 (Oracle's heartbeats) is not answered.
+		 */
+		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT))
+			rds_recv_npaths(conn, hdr);
+		if (hdr->h_sport) {
+			rds_stats_inc(rn, RDS_STAT_RECV_PING);
+			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
+				      hdr->h_sport);
+		}
+	}
+	return 0;
+}
+
+/**
+ * rds_recv_incoming - a transport delivers a received message
+ * @conn: connection it arrived on
+ * @inc: the message, initialized with rds_inc_init(); the caller keeps
+ *	its reference and drops it after this returns
+ *
+ * Drops duplicates of retransmitted messages, answers pings, and queues
+ * the rest on the socket bound to the destination address and port.
+ *
+ * Context: the transport's receive path; calls for one connection must be
+ * serialized. No core locks held.
+ * Return: 0 when @inc was taken (queued, answered or dropped), or
+ * -ENOBUFS when its receiver is far over its budget: nothing changed, and
+ * the transport must stop reading the connection and offer @inc again
+ * later (only wire transports see this).
+ */
+int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
+{
+	return __rds_recv_incoming(conn, inc, false);
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
+
+/**
+ * rds_recv_incoming_last - deliver a message the transport cannot keep
+ * @conn: connection it arrived on
+ * @inc: the message
+ *
+ * As rds_recv_incoming(), but never -ENOBUFS: for a transport letting a
+ * connection go whose peer already counts the message as delivered (TCP
+ * acked it). The overshoot is bounded by the transport's buffers.
+ *
+ * Context: as rds_recv_incoming().
+ */
+void rds_recv_incoming_last(struct rds_connection *conn,
+			    struct rds_incoming *inc)
+{
+	__rds_recv_incoming(conn, inc, true);
+}
+EXPORT_SYMBOL_GPL(rds_recv_incoming_last);
 
 /**
  * rds_recv_bad_header - a peer sent a frame rds_hdr_check() refused

@@ -40,6 +40,6 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_BYTES_FREED_FROMSOCK]	= "recv_bytes_freed_fromsock",
 	[RDS_STAT_SEND_STUCK_RM]		= "send_stuck_rm",
 	[RDS_STAT_CONN_REAPED]			= "conn_reaped",
-	[RDS_STAT_RECV_DROP_OVER_RCVBUF]	= "recv_drop_over_rcvbuf",
+	[RDS_STAT_RECV_OVER_RCVBUF_WAIT]	= "recv_over_rcvbuf_waits",
 	[RDS_STAT_RECV_DROP_BAD_HEADER]		= "recv_drop_bad_header",
 };

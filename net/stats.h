@@ -44,7 +44,7 @@ enum rds_stat {
 	RDS_STAT_RECV_BYTES_FREED_FROMSOCK,
 	RDS_STAT_SEND_STUCK_RM,
 	RDS_STAT_CONN_REAPED,		/* ours: idle connections reaped */
-	RDS_STAT_RECV_DROP_OVER_RCVBUF,	/* ours: peer ignored congestion */
+	RDS_STAT_RECV_OVER_RCVBUF_WAIT,	/* ours: a wire waited for a reader */
 	RDS_STAT_RECV_DROP_BAD_HEADER,	/* ours: malformed frame, conn dropped */
 	RDS_STAT_MAX,
 };

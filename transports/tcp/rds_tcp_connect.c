@@ -218,7 +218,7 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		/* Bytes may have come before our callbacks were in, and the
 		 * peer may have closed meanwhile (no state change follows).
 		 */
-		queue_work(rds_tcp_wq, &tc->t_recv_w);
+		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
 		if (READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
 			rds_conn_drop(conn);
 		return 0;
@@ -304,7 +304,7 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 	mutex_unlock(&tc->t_mutex);
 
 	/* A receive worker sees t_sock NULL from now on. */
-	cancel_work_sync(&tc->t_recv_w);
+	cancel_delayed_work_sync(&tc->t_recv_w);
 	/* What TCP acked is the peer's promise kept: deliver it. */
 	rds_tcp_recv_drain(tc, sk);
 	rds_tcp_recv_reset(tc);

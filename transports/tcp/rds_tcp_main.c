@@ -106,7 +106,7 @@ static int rds_tcp_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 
 	mutex_init(&tc->t_mutex);
 	spin_lock_init(&tc->t_lock);
-	INIT_WORK(&tc->t_recv_w, rds_tcp_recv_worker);
+	INIT_DELAYED_WORK(&tc->t_recv_w, rds_tcp_recv_worker);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 
 	/* Shut down already; a socket the peer connected may still wait. */
-	cancel_work_sync(&tc->t_recv_w);
+	cancel_delayed_work_sync(&tc->t_recv_w);
 	if (tc->t_accepted)
 		sock_release(tc->t_accepted);
 	tc->t_accepted = NULL;

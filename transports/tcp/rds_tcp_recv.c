@@ -10,6 +10,9 @@
  * that stalls half-way holds at most what it sent. When softirq cannot
  * allocate, reading stops and the receive worker carries on with
  * GFP_KERNEL; the unread bytes wait in TCP (which then closes its window).
+ * The same happens when the core refuses a message because its receiver
+ * is far over its budget: the message waits, complete, and the worker
+ * offers it again every RDS_TCP_RX_RETRY, so nothing TCP acked is lost.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -20,6 +23,9 @@
 
 /* Payloads up to this size live in the incoming's own allocation. */
 #define RDS_TCP_INLINE_MAX	(PAGE_SIZE / 2)
+
+/* How often a message refused for a full receiver is offered again. */
+#define RDS_TCP_RX_RETRY	msecs_to_jiffies(10)
 
 /**
  * struct rds_tcp_incoming - a message received over TCP
@@ -109,17 +115,28 @@ struct rds_tcp_read_ctx {
 	int			err;
 };
 
-static void rds_tcp_deliver(struct rds_tcp_conn *tc)
+/* Offer the complete t_tinc to the core; false if it must wait. */
+static bool rds_tcp_deliver(struct rds_tcp_conn *tc)
 {
 	struct rds_connection *conn = rds_tcp_to_conn(tc);
 	struct rds_tcp_incoming *tinc = tc->t_tinc;
 
+	if (!tc->t_rx_waiting) {
+		rds_inc_init(&tinc->ti_inc, conn, &conn->c_faddr,
+			     &conn->c_laddr);
+		tinc->ti_inc.i_hdr = tc->t_hdr;
+	}
+	if (tc->t_draining) {
+		rds_recv_incoming_last(conn, &tinc->ti_inc);
+	} else if (rds_recv_incoming(conn, &tinc->ti_inc) == -ENOBUFS) {
+		tc->t_rx_waiting = true;
+		return false;
+	}
+	tc->t_rx_waiting = false;
 	tc->t_tinc = NULL;
 	tc->t_hdr_got = 0;
-	rds_inc_init(&tinc->ti_inc, conn, &conn->c_faddr, &conn->c_laddr);
-	tinc->ti_inc.i_hdr = tc->t_hdr;
-	rds_recv_incoming(conn, &tinc->ti_inc);
 	rds_inc_put(&tinc->ti_inc);
+	return true;
 }
 
 /* tcp_read_sock() actor: consume what we can of @skb from @offset. */
@@ -170,13 +187,17 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			if (got < n)
 				goto stop;
 		}
-		if (tc->t_data_got == tc->t_tinc->ti_len)
-			rds_tcp_deliver(tc);
+		if (tc->t_data_got == tc->t_tinc->ti_len &&
+		    !rds_tcp_deliver(tc)) {
+			ctx->err = -ENOBUFS;
+			goto out;
+		}
 	}
 	return len - left;
 stop:
 	/* Out of memory: the receive worker goes on where we stopped. */
 	ctx->err = -ENOMEM;
+out:
 	desc->count = 0;
 	return len - left;
 }
@@ -191,8 +212,20 @@ static int rds_tcp_read_sock(struct rds_tcp_conn *tc, struct sock *sk,
 		.count = 1,	/* stays nonzero until the actor stops */
 	};
 
+	/* A message still waiting for its receiver goes first. */
+	if (tc->t_rx_waiting && !rds_tcp_deliver(tc))
+		return -ENOBUFS;
 	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
 	return ctx.err;
+}
+
+/* Read again: now (memory) or a little later (a full receiver). */
+static void rds_tcp_recv_again(struct rds_tcp_conn *tc, int err)
+{
+	if (err == -ENOMEM)
+		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
+	else if (err == -ENOBUFS)
+		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, RDS_TCP_RX_RETRY);
 }
 
 /**
@@ -214,8 +247,7 @@ void rds_tcp_data_ready(struct sock *sk)
 	}
 	ready = tc->t_orig.data_ready;
 	rds_tcp_stat_inc(RDS_TCP_STAT_DATA_READY_CALLS);
-	if (rds_tcp_read_sock(tc, sk, GFP_ATOMIC) == -ENOMEM)
-		queue_work(rds_tcp_wq, &tc->t_recv_w);
+	rds_tcp_recv_again(tc, rds_tcp_read_sock(tc, sk, GFP_ATOMIC));
 out:
 	read_unlock_bh(&sk->sk_callback_lock);
 	ready(sk);
@@ -230,8 +262,8 @@ out:
  */
 void rds_tcp_recv_worker(struct work_struct *work)
 {
-	struct rds_tcp_conn *tc = container_of(work, struct rds_tcp_conn,
-					       t_recv_w);
+	struct rds_tcp_conn *tc = container_of(to_delayed_work(work),
+					       struct rds_tcp_conn, t_recv_w);
 	struct sock *sk;
 	int ret = 0;
 
@@ -243,8 +275,7 @@ void rds_tcp_recv_worker(struct work_struct *work)
 		release_sock(sk);
 	}
 	mutex_unlock(&tc->t_mutex);
-	if (ret == -ENOMEM)
-		queue_work(rds_tcp_wq, &tc->t_recv_w);
+	rds_tcp_recv_again(tc, ret);
 }
 
 /**
@@ -258,9 +289,12 @@ void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk)
 {
 	int ret;
 
+	/* The peer counts what TCP acked as delivered: no waiting now. */
+	tc->t_draining = true;
 	lock_sock(sk);
 	ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
 	release_sock(sk);
+	tc->t_draining = false;
 	if (ret)
 		net_warn_ratelimited("rds_tcp: %pI6c: out of memory reading a closing connection\n",
 				     &rds_tcp_to_conn(tc)->c_faddr);
@@ -272,8 +306,11 @@ void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk)
  */
 void rds_tcp_recv_reset(struct rds_tcp_conn *tc)
 {
-	if (tc->t_tinc)
+	if (tc->t_tinc && tc->t_rx_waiting)
+		rds_inc_put(&tc->t_tinc->ti_inc);	/* drain failed: ENOMEM */
+	else if (tc->t_tinc)
 		rds_tcp_tinc_free(tc->t_tinc);
+	tc->t_rx_waiting = false;
 	tc->t_tinc = NULL;
 	tc->t_hdr_got = 0;
 	tc->t_data_got = 0;

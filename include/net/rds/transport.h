@@ -171,7 +171,9 @@ void rds_trans_unregister(const struct rds_transport *trans);
 const struct rds_transport *rds_trans_get(enum rds_trans_type type);
 void rds_trans_put(const struct rds_transport *trans);
 
-void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
+int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
+void rds_recv_incoming_last(struct rds_connection *conn,
+			    struct rds_incoming *inc);
 void rds_recv_bad_header(struct rds_connection *conn, int err);
 
 #endif /* _NET_RDS_TRANSPORT_H */
