@@ -225,7 +225,8 @@ const struct rds_transport rds_tcp_transport = {
 	.name			= "tcp",
 	.type			= RDS_TRANS_TYPE_TCP,
 	.owner			= THIS_MODULE,
-	.caps			= RDS_TRANS_CAP_WIRE | RDS_TRANS_CAP_NETNS,
+	.caps			= RDS_TRANS_CAP_WIRE | RDS_TRANS_CAP_NETNS |
+				  RDS_TRANS_CAP_ZEROCOPY,
 	.prefer_loopback	= true,
 	.conn_data_size		= sizeof(struct rds_tcp_conn),
 	.laddr_check		= rds_tcp_laddr_check,
