@@ -32,51 +32,51 @@
 
 /* What every event records about its connection, and two numbers. */
 DECLARE_EVENT_CLASS(rds_conn_class,
-	TP_PROTO(const struct rds_connection *conn, int a, int b),
-	TP_ARGS(conn, a, b),
-	TP_STRUCT__entry(
-		__array(u8, laddr, sizeof(struct in6_addr))
-		__array(u8, faddr, sizeof(struct in6_addr))
-		__field(u8, trans)
-		__field(u8, tos)
-		__field(int, a)
-		__field(int, b)
-	),
-	TP_fast_assign(
-		memcpy(__entry->laddr, &conn->c_laddr, sizeof(struct in6_addr));
-		memcpy(__entry->faddr, &conn->c_faddr, sizeof(struct in6_addr));
-		__entry->trans = conn->c_trans->type;
-		__entry->tos = conn->c_tos;
-		__entry->a = a;
-		__entry->b = b;
-	),
-	TP_printk("%pI6c -> %pI6c tos %u %s: %d %d", __entry->laddr,
-		  __entry->faddr, __entry->tos, rds_show_trans(__entry->trans),
-		  __entry->a, __entry->b)
-);
+		    TP_PROTO(const struct rds_connection *conn, int a, int b),
+		    TP_ARGS(conn, a, b),
+		    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct in6_addr))
+				     __array(u8, faddr, sizeof(struct in6_addr))
+				     __field(u8, trans)
+				     __field(u8, tos)
+				     __field(int, a)
+				     __field(int, b)),
+		    TP_fast_assign(memcpy(__entry->laddr, &conn->c_laddr,
+					  sizeof(struct in6_addr));
+				   memcpy(__entry->faddr, &conn->c_faddr,
+					  sizeof(struct in6_addr));
+				   __entry->trans = conn->c_trans->type;
+				   __entry->tos = conn->c_tos;
+				   __entry->a = a;
+				   __entry->b = b;),
+		    TP_printk("%pI6c -> %pI6c tos %u %s: %d %d", __entry->laddr,
+			      __entry->faddr, __entry->tos,
+			      rds_show_trans(__entry->trans), __entry->a,
+			      __entry->b));
 
 /* @a: old state, @b: new state */
 DEFINE_EVENT_PRINT(rds_conn_class, rds_conn_state,
-	TP_PROTO(const struct rds_connection *conn, int a, int b),
-	TP_ARGS(conn, a, b),
-	TP_printk("%pI6c -> %pI6c tos %u %s: %s -> %s", __entry->laddr,
-		  __entry->faddr, __entry->tos, rds_show_trans(__entry->trans),
-		  rds_show_state(__entry->a), rds_show_state(__entry->b)));
+		   TP_PROTO(const struct rds_connection *conn, int a, int b),
+		   TP_ARGS(conn, a, b),
+		   TP_printk("%pI6c -> %pI6c tos %u %s: %s -> %s",
+			     __entry->laddr, __entry->faddr, __entry->tos,
+			     rds_show_trans(__entry->trans),
+			     rds_show_state(__entry->a),
+			     rds_show_state(__entry->b)));
 
 /* @a: messages queued again, @b: 0 */
 DEFINE_EVENT(rds_conn_class, rds_retransmit,
-	TP_PROTO(const struct rds_connection *conn, int a, int b),
-	TP_ARGS(conn, a, b));
+	     TP_PROTO(const struct rds_connection *conn, int a, int b),
+	     TP_ARGS(conn, a, b));
 
 /* @a: enum rds_stat of the drop, @b: destination port (host order) */
 DEFINE_EVENT(rds_conn_class, rds_recv_drop,
-	TP_PROTO(const struct rds_connection *conn, int a, int b),
-	TP_ARGS(conn, a, b));
+	     TP_PROTO(const struct rds_connection *conn, int a, int b),
+	     TP_ARGS(conn, a, b));
 
 /* @a: -errno, @b: where (0 transmit, 1 connect, 2 bad header) */
 DEFINE_EVENT(rds_conn_class, rds_conn_error,
-	TP_PROTO(const struct rds_connection *conn, int a, int b),
-	TP_ARGS(conn, a, b));
+	     TP_PROTO(const struct rds_connection *conn, int a, int b),
+	     TP_ARGS(conn, a, b));
 
 #endif /* _RDS_TRACE_H */
 
