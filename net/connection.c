@@ -432,6 +432,7 @@ void rds_connect_complete(struct rds_connection *conn)
 	}
 	conn->c_reconnect_jiffies = msecs_to_jiffies(READ_ONCE(rn->reconnect_min_ms));
 	clear_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags);
+	set_bit(RDS_CONN_WAS_UP, &conn->c_flags);
 	/* A new peer connection starts with our whole congestion map. */
 	if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) && !conn->c_loopback)
 		set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
@@ -509,6 +510,11 @@ static void rds_conn_down_worker(struct work_struct *work)
 	rds_conn_shutdown(conn);
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
+	/* An attempt that never came up: what closed sockets left behind
+	 * would wait for an unreachable peer forever.
+	 */
+	if (!test_and_clear_bit(RDS_CONN_WAS_UP, &conn->c_flags))
+		rds_send_drop_orphans(conn);
 
 	/* Pairs with rds_conn_want_connect(): it saw DOWN, or we see it. */
 	smp_mb();

@@ -366,6 +366,7 @@ int rds_send_xmit(struct rds_connection *conn);
 void rds_send_worker(struct work_struct *work);
 void rds_send_requeue_retrans(struct rds_connection *conn);
 void rds_send_drop_all(struct rds_connection *conn);
+void rds_send_drop_orphans(struct rds_connection *conn);
 void rds_send_release_conn(struct rds_sock *rs);
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);

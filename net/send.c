@@ -157,6 +157,33 @@ void rds_send_drop_all(struct rds_connection *conn)
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
+/**
+ * rds_send_drop_orphans - drop queued messages whose socket is closed
+ * @conn: a connection that failed to come up
+ *
+ * A closed socket's messages stay queued to be delivered (sendmsg()
+ * succeeded); Linux drops them at close. We keep them while the peer can
+ * be reached, and let them go when a connection attempt fails, so a
+ * peer that never answers holds nothing.
+ *
+ * Context: process context (the down worker).
+ */
+void rds_send_drop_orphans(struct rds_connection *conn)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(dropped);
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
+		if (READ_ONCE(rm->m_rs))
+			continue;
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		list_move_tail(&rm->m_conn_item, &dropped);
+	}
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
+}
+
 /* After a disconnect, unacked messages go out again, in order, flagged. */
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {

@@ -681,13 +681,18 @@ static int t_hlen_over_max(void)
 	struct tgt_result res;
 	size_t len = 2u << 20;
 	unsigned char *buf = malloc(len);
+	int sent;
 
 	CHECK(buf);
 	memset(buf, 0x5a, len);
 	CHECK(tgt_recv_start(&r, 4011, 2, 8000) == 0);
 	CHECK(sess_open(&s, opt.src) == 0);
-	CHECK(rds_wire_send_msg(&s, 5012, 4011, buf, len) == 0);
-	OBS("2 MiB message: %s", sess_state(&s, 5013));
+	sent = rds_wire_send_msg(&s, 5012, 4011, buf, len);
+	/* Ours drops the connection at the header: the rest may not go. */
+	if (!is_ours)
+		CHECK(sent == 0);
+	OBS("2 MiB message: %s%s", sess_state(&s, 5013),
+	    sent ? " (sending was cut off)" : "");
 	tgt_recv_finish(&r, 3000, &res);
 	OBS("receiver got %d message(s), first %d bytes", res.count,
 	    res.first_len);

@@ -42,6 +42,7 @@ enum {
 	RDS_CONN_XMIT_KICKED,	/* rds_send_kick() since the transmit loop
 				 * last looked
 				 */
+	RDS_CONN_WAS_UP,	/* came up since the last shutdown */
 };
 
 /**
