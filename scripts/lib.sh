@@ -67,3 +67,7 @@ rds_kernel_env() {
 	RDS_VM_KERNEL=$RDS_ROOT/boot/vmlinuz-$KVER
 	export RDS_ROOT KVER KDIR MODDIR RDS_VM_KERNEL
 }
+
+# The two-host wire (vm.sh --wire, scripts/vm2.sh): host N's NIC on it has
+# this MAC prefix plus N, which is how its guest finds it.
+RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
