@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over TCP between two network namespaces of one guest, joined by a
+# veth pair (selftests/lib/netns_pair.sh): pings and verified rds-stress
+# sessions over IPv4 and IPv6, proof that they went over TCP, then the
+# same over a lossy, duplicating, reordering, corrupting link (netem).
+# Run it on either module set: RDS_IMPL (ours or intree, set by vm.sh)
+# names the one that must be loaded, so one script compares both.
+#
+#	scripts/vm.sh --intree -- RDS_SUITE=wire selftests/run.sh netns
+#
+# RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
+# RDS_WIRE_SHORT=1: the short variant (no netem, no reverse ping).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/netns_pair.sh
+. lib/rds_tools.sh
+SECS=${RDS_WIRE_SECONDS:-3}
+SHORT=${RDS_WIRE_SHORT:-0}
+RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-netns.XXXXXX)
+RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
+trap 'netns_pair_down 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+PORT=4700
+
+listens_in_both() {
+	local ns rc=0
+	for ns in netns_a netns_b; do
+		echo "$ns: $($ns ss -Hltn "sport = :$RDS_TCP_PORT")"
+		[ -n "$($ns ss -Hltn "sport = :$RDS_TCP_PORT")" ] || rc=1
+	done
+	return "$rc"
+}
+
+# The link really drops and duplicates: netem's own counters moved.
+netem_acted() {
+	local s
+	s=$(netns_a tc -s qdisc show dev rdsva)
+	echo "$s"
+	echo "$s" | grep -q netem &&
+		echo "$s" | awk '/dropped/ { gsub(",", "", $7); d = $7 } END { exit !(d > 0) }'
+}
+
+if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 15; fi
+echo "# RDS under test: ${RDS_IMPL:-unset}; sessions of $SECS s"
+tap_check "loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches
+tap_check "netns pair up: veth, 10.99.2.1/2 and fd99:2::1/2" netns_pair_up
+tap_check "rds_tcp listens on $RDS_TCP_PORT in both namespaces" listens_in_both
+tap_check "rds-ping A -> B over IPv4: 5 of 5" rds_ping_all "$NETNS_A_EXEC" 5 "$NETNS_B_IP"
+tap_check "rds-ping A -> B over IPv6: 5 of 5" rds_ping_all "$NETNS_A_EXEC" 5 "$NETNS_B_IP6"
+tap_check "rds-stress A -> B over IPv4: verified, messages both ways" \
+	rds_stress_pair "$NETNS_B_EXEC" "$NETNS_A_EXEC" v4 "$PORT" "$NETNS_B_IP" "$NETNS_A_IP" \
+	-t 2 -d 4 -q 4096 -a 64 -T "$SECS"
+tap_check "rds-stress A -> B over IPv6: verified, messages both ways" \
+	rds_stress_pair "$NETNS_B_EXEC" "$NETNS_A_EXEC" v6 $((PORT + 10)) "$NETNS_B_IP6" "$NETNS_A_IP6" \
+	-t 2 -d 4 -q 4096 -a 64 -T "$SECS"
+tap_check "the IPv4 messages went over TCP (rds-info -n, established socket)" \
+	rds_tcp_conn "$NETNS_A_EXEC" "$NETNS_A_IP" "$NETNS_B_IP"
+if [ "$SHORT" != 1 ]; then
+	tap_check "the IPv6 messages went over TCP (rds-info -n, established socket)" \
+		rds_tcp_conn "$NETNS_A_EXEC" "$NETNS_A_IP6" "$NETNS_B_IP6"
+	tap_check "rds-ping B -> A over IPv4 (the other direction): 5 of 5" \
+		rds_ping_all "$NETNS_B_EXEC" 5 "$NETNS_A_IP"
+	tap_check "rds-stress B -> A, 64 KiB requests: verified" \
+		rds_stress_pair "$NETNS_A_EXEC" "$NETNS_B_EXEC" big "$((PORT + 20))" "$NETNS_A_IP" "$NETNS_B_IP" \
+		-t 1 -d 4 -q 65536 -a 256 -T "$SECS"
+	# Loss and reordering need retransmission by TCP, duplicates and
+	# corruption must be dropped by TCP: RDS must deliver every message
+	# intact and in order regardless. reorder needs a delay to act on.
+	tap_check "netem on both ends: loss 5% duplicate 1% reorder 25% corrupt 0.1%" \
+		netns_pair_netem loss 5% duplicate 1% delay 2ms reorder 25% 50% corrupt 0.1%
+	tap_check "rds-stress over the lossy link, IPv4: verified" \
+		rds_stress_pair "$NETNS_B_EXEC" "$NETNS_A_EXEC" lossy4 $((PORT + 30)) "$NETNS_B_IP" "$NETNS_A_IP" \
+		-t 2 -d 8 -q 16384 -a 64 -T "$SECS"
+	tap_check "rds-stress over the lossy link, IPv6: verified" \
+		rds_stress_pair "$NETNS_B_EXEC" "$NETNS_A_EXEC" lossy6 $((PORT + 40)) "$NETNS_B_IP6" "$NETNS_A_IP6" \
+		-t 2 -d 8 -q 16384 -a 64 -T "$SECS"
+	tap_check "netem dropped packets on the way (the lossy runs were lossy)" netem_acted
+fi
+tap_check "netns pair down" netns_pair_down
+sed 's/^/# /' "$RDS_STRESS_SUMMARY" 2>/dev/null
+tap_done
