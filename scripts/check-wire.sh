@@ -103,6 +103,32 @@ twohost_boot() {	# A:B
 	emit "# two hosts ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
+# The two-host runner checks itself (full run only; make check's own
+# runner self-tests cover vm.sh): host a's exit status comes back, a splat
+# on host b fails a run whose commands both succeeded, and a host waiting
+# for a marker of a peer that has finished gives up at once.
+vm2_status() {
+	scripts/vm2.sh --intree -a 'exit 7' -b 'exit 0'
+	[ $? = 7 ]
+}
+vm2_splat() {
+	scripts/vm2.sh --intree -a 'exit 0' \
+		-b 'insmod selftests/modules/rds_test_warn.ko; exit 0'
+	[ $? = 99 ]
+}
+vm2_peer_gone() {
+	local t0=$SECONDS
+	scripts/vm2.sh --intree -b 'exit 0' \
+		-a '. selftests/lib/wire.sh; ! wire_wait never 300'
+	[ $? = 0 ] && [ $((SECONDS - t0)) -lt 120 ]
+}
+if [ "$SHORT" = 0 ]; then
+	[ "$BUILD" = 1 ] && step "build test-only modules" make test-modules
+	step "two-host runner returns host a's exit status" vm2_status
+	step "two-host runner fails a run whose host b logged a WARNING" vm2_splat
+	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
+fi
+
 echo "# module set $IMPL; pairs ${PAIRS[*]}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
 netns_boot
 for pair in "${PAIRS[@]}"; do
