@@ -107,9 +107,14 @@ setup_wire() {
 	export RDS_WIRE_SELF6=fd99:1::$WIRE RDS_WIRE_PEER6=fd99:1::$peer
 }
 
+# On a two-host wire, wire0 carries rxe1 too (RoCE between the hosts);
+# one soft device per NIC, so the RDMA CM never chooses between two.
 setup_rdma() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
 	modprobe siw && rdma link add siw0 type siw netdev eth1 || return 1
+	if [ -n "${WIRE:-}" ]; then
+		rdma link add rxe1 type rxe netdev wire0 || return 1
+	fi
 }
 
 if [ -n "${WIRE:-}" ]; then hostname "rds-host$WIRE"; else hostname rds-vm; fi

@@ -19,7 +19,8 @@
 #                   (default ours: vm.sh stages our modules; intree is
 #                   vm.sh --intree, Linux's own rds, rds_tcp, rds_rdma)
 #   --intree-a, --intree-b, --intree   short for intree on a, b, both
-#   --rdma          soft RDMA devices in both (vm.sh --rdma)
+#   --rdma          soft RDMA devices in both (vm.sh --rdma), and rxe1 on
+#                   the wire (RoCE between the hosts)
 #   --timeout S     per guest (default 600)
 #   --mem M         per guest (default 1024)
 #   --out DIR       keep everything: DIR/a and DIR/b are each guest's vm.sh
