@@ -42,7 +42,40 @@ netem_acted() {
 		echo "$s" | awk '/dropped/ { gsub(",", "", $7); d = $7 } END { exit !(d > 0) }'
 }
 
-if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 15; fi
+# RDS is reliable across the loss of its transport connection: kill the
+# TCP connection under a running session (ss -K, sock_diag destroy), and
+# RDS must reconnect and carry on, every payload verified, with traffic in
+# the last seconds too (a lost message would stall the requests in
+# flight). Only established sockets: a killed listener would never come
+# back.
+killed_midway() {
+	local out=$RDS_TOOLS_WORK/reset killed arc rc=0
+	rds_stress_serve "$NETNS_B_EXEC" "$out.passive" "$NETNS_B_IP" $((PORT + 50)) || return 1
+	timeout 120 $NETNS_A_EXEC "$RDS_TOOLS/rds-stress" -s "$NETNS_B_IP" -r "$NETNS_A_IP" \
+		-p $((PORT + 50)) -t 2 -d 4 -q 4096 -T 8 -v --json > "$out.active" 2>&1 &
+	local apid=$!
+	sleep 3
+	killed=$(netns_a ss -K -Htn state established \
+		"( sport = :$RDS_TCP_PORT or dport = :$RDS_TCP_PORT )")
+	echo "killed: $killed"
+	[ -n "$killed" ] || { echo "no TCP connection to kill"; rc=1; }
+	wait "$apid"
+	arc=$?
+	echo "active exit $arc"
+	rds_stress_ok "$out.active" || rc=1
+	rds_stress_served "$out.passive" || rc=1
+	# The last two seconds moved messages: the session recovered.
+	python3 - "$out.active" <<'PY' || rc=1
+import json, sys
+rows = json.load(open(sys.argv[1]))["intervals"]
+print("tx/s per second:", [r["tx_per_s"] for r in rows])
+sys.exit(0 if len(rows) >= 6 and all(r["tx_per_s"] > 0 for r in rows[-2:]) else 1)
+PY
+	netns_a ss -Htn state established "( sport = :$RDS_TCP_PORT or dport = :$RDS_TCP_PORT )"
+	[ "$rc" = 0 ] && [ "$arc" = 0 ]
+}
+
+if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 16; fi
 echo "# RDS under test: ${RDS_IMPL:-unset}; sessions of $SECS s"
 tap_check "loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches
 tap_check "netns pair up: veth, 10.99.2.1/2 and fd99:2::1/2" netns_pair_up
@@ -65,6 +98,8 @@ if [ "$SHORT" != 1 ]; then
 	tap_check "rds-stress B -> A, 64 KiB requests: verified" \
 		rds_stress_pair "$NETNS_A_EXEC" "$NETNS_B_EXEC" big "$((PORT + 20))" "$NETNS_A_IP" "$NETNS_B_IP" \
 		-t 1 -d 4 -q 65536 -a 256 -T "$SECS"
+	tap_check "rds-stress survives its TCP connection being killed midway (ss -K): verified, traffic after" \
+		killed_midway
 	# Loss and reordering need retransmission by TCP, duplicates and
 	# corruption must be dropped by TCP: RDS must deliver every message
 	# intact and in order regardless. reorder needs a delay to act on.
