@@ -87,19 +87,24 @@ netns_boot() {
 	emit "# netns pair ($IMPL): $(($(date +%s) - t0)) s wall for the boot and the test"
 }
 
-# Two guests on one wire: both TAP streams come back, and each kernel log
-# is scanned by vm.sh.
+# Two guests on one wire: both TAP streams come back, each kernel log is
+# scanned by vm.sh, and the wire is captured (headers only) on the host.
 twohost_boot() {	# A:B
 	local a=${1%%:*} b=${1##*:} out log rc t0
 	out=$RESULTS/twohost-$a-$b
 	log=$out.log
 	t0=$(date +%s)
-	scripts/vm2.sh --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" -- \
-		"$(guest_cmd twohost_tcp)" > "$log" 2>&1
+	scripts/vm2.sh --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" \
+		--pcap "$out/wire.pcap" -- "$(guest_cmd twohost_tcp)" > "$log" 2>&1
 	rc=$?
 	merge_show "$out/a/results.tap" "two hosts ($a <-> $b), a: "
 	merge_show "$out/b/results.tap" "two hosts ($a <-> $b), b: "
 	result "$rc" "two-host boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	# Seen from outside both guests: the wire carried RDS/TCP both ways.
+	scripts/pcap-rds.py "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	result $? "two hosts ($a <-> $b): the wire's capture has RDS/TCP payload over IPv4 and IPv6" \
+		"$out/wire.txt"
+	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"
 	emit "# two hosts ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
@@ -110,6 +115,12 @@ twohost_boot() {	# A:B
 vm2_status() {
 	scripts/vm2.sh --intree -a 'exit 7' -b 'exit 0'
 	[ $? = 7 ]
+}
+# The capture check can fail: a wire that carried no RDS shows none.
+vm2_pcap_empty() {
+	local pcap=$RESULTS/no-rds.pcap
+	scripts/vm2.sh --intree --pcap "$pcap" -a 'exit 0' -b 'exit 0' || return 1
+	[ -s "$pcap" ] && ! scripts/pcap-rds.py "$pcap" --require v4
 }
 vm2_splat() {
 	scripts/vm2.sh --intree -a 'exit 0' \
@@ -125,6 +136,7 @@ vm2_peer_gone() {
 if [ "$SHORT" = 0 ]; then
 	[ "$BUILD" = 1 ] && step "build test-only modules" make test-modules
 	step "two-host runner returns host a's exit status" vm2_status
+	step "a capture of a wire without RDS traffic shows no RDS/TCP" vm2_pcap_empty
 	step "two-host runner fails a run whose host b logged a WARNING" vm2_splat
 	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
 fi

@@ -23,6 +23,9 @@
 #                   the wire (RoCE between the hosts)
 #   --timeout S     per guest (default 600)
 #   --mem M         per guest (default 1024)
+#   --pcap FILE     capture the wire (both directions, as host a's NIC
+#                   sees it; frames cut to 256 bytes: headers) with QEMU's
+#                   filter-dump; scripts/pcap-rds.py summarises it
 #   --out DIR       keep everything: DIR/a and DIR/b are each guest's vm.sh
 #                   --out (rc, dmesg, results.tap...), DIR/wire the markers
 #
@@ -34,7 +37,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-IMPL_A=ours IMPL_B=ours RDMA=0 TIMEOUT=600 MEM=1024 OUTDIR="" CMD_A="" CMD_B=""
+IMPL_A=ours IMPL_B=ours RDMA=0 TIMEOUT=600 MEM=1024 OUTDIR="" CMD_A="" CMD_B="" PCAP=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--impl-a) IMPL_A=$2; shift ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift ;;
 	--mem) MEM=$2; shift ;;
 	--out) OUTDIR=$2; shift ;;
+	--pcap) PCAP=$2; shift ;;
 	-a) CMD_A=$2; shift ;;
 	-b) CMD_B=$2; shift ;;
 	--) shift; CMD_A="$*"; CMD_B="$*"; break ;;
@@ -77,13 +81,23 @@ trap cleanup EXIT
 mkdir -p "$OUTDIR/wire"
 SOCK=$SOCKDIR/wire.sock
 
+# The capture hangs on host a's end of the wire (vm.sh passes
+# RDS_QEMU_EXTRA to QEMU; the netdev's id is "wire").
+if [ -n "$PCAP" ]; then
+	case "$PCAP" in /*) ;; *) PCAP=$PWD/$PCAP ;; esac
+	case "$PCAP" in *[,[:space:]]*) die "--pcap: no commas or blanks in $PCAP" ;; esac
+	rm -f "$PCAP"
+fi
+
 # vm_host N IMPL CMD: one guest, its console lines prefixed with its name.
 vm_host() {
-	local n=$1 impl=$2 cmd=$3 name opts=()
+	local n=$1 impl=$2 cmd=$3 name opts=() extra=${RDS_QEMU_EXTRA:-}
 	name=$( [ "$n" = 1 ] && echo a || echo b )
+	[ -n "$PCAP" ] && [ "$n" = 1 ] &&
+		extra="$extra -object filter-dump,id=wiredump,netdev=wire,file=$PCAP,maxlen=256"
 	[ "$impl" = intree ] && opts+=(--intree)
 	[ "$RDMA" = 1 ] && opts+=(--rdma)
-	"$REPO/scripts/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
+	RDS_QEMU_EXTRA=$extra "$REPO/scripts/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
 		--wire "$n:$SOCK:$OUTDIR/wire" --out "$OUTDIR/$name" -- "$cmd" \
 		> >(sed -u "s/^/[$name] /") 2>&1
 }
