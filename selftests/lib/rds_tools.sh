@@ -9,6 +9,10 @@
 # "" runs it here.
 RDS_TOOLS=${RDS_TOOLS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)}
 RDS_TCP_PORT=16385
+# The lossy link of the wire tests: TCP must retransmit (loss, reorder)
+# and drop (duplicates, corruption); RDS must deliver everything intact
+# and in order regardless. reorder needs a delay to act on.
+RDS_NETEM_LOSSY=(loss 5% duplicate 1% delay 2ms reorder 25% 50% corrupt 0.1%)
 
 # rds_impl_matches: the loaded rds.ko is the set RDS_IMPL names (ours is
 # out of tree, so the kernel taints it with O; Linux's is not).

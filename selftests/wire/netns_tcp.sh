@@ -100,11 +100,8 @@ if [ "$SHORT" != 1 ]; then
 		-t 1 -d 4 -q 65536 -a 256 -T "$SECS"
 	tap_check "rds-stress survives its TCP connection being killed midway (ss -K): verified, traffic after" \
 		killed_midway
-	# Loss and reordering need retransmission by TCP, duplicates and
-	# corruption must be dropped by TCP: RDS must deliver every message
-	# intact and in order regardless. reorder needs a delay to act on.
-	tap_check "netem on both ends: loss 5% duplicate 1% reorder 25% corrupt 0.1%" \
-		netns_pair_netem loss 5% duplicate 1% delay 2ms reorder 25% 50% corrupt 0.1%
+	tap_check "netem on both ends: ${RDS_NETEM_LOSSY[*]}" \
+		netns_pair_netem "${RDS_NETEM_LOSSY[@]}"
 	tap_check "rds-stress over the lossy link, IPv4: verified" \
 		rds_stress_pair "$NETNS_B_EXEC" "$NETNS_A_EXEC" lossy4 $((PORT + 30)) "$NETNS_B_IP" "$NETNS_A_IP" \
 		-t 2 -d 8 -q 16384 -a 64 -T "$SECS"

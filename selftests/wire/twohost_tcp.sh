@@ -4,7 +4,8 @@
 # RDS over TCP between two guests on one wire (scripts/vm2.sh runs this on
 # both; selftests/lib/wire.sh tells each its role): host b serves, host a
 # is the client. Pings and verified rds-stress sessions over IPv4 and
-# IPv6, and proof on both ends that they went over TCP. Either host may
+# IPv6, one over a lossy wire (netem on both ends), and proof on both ends
+# that they went over TCP. Either host may
 # run either module set: RDS_IMPL (ours or intree, set per guest by vm.sh)
 # names the one that must be loaded there, so the same script checks
 # in-tree <-> in-tree today and ours <-> in-tree interop later.
@@ -71,11 +72,17 @@ common() {
 	tap_check "host $ROLE: rds_tcp listens on $RDS_TCP_PORT" listens
 }
 
+# Each host puts the lossy link on its own end of the wire (its egress).
+netem_on() {
+	tc qdisc replace dev wire0 root netem "${RDS_NETEM_LOSSY[@]}" &&
+		tc qdisc show dev wire0
+}
+
 stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
 big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 5; else tap_plan 8; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 5; else tap_plan 10; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IPv4: verified" \
@@ -85,6 +92,9 @@ b)
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host b: served rds-stress with 64 KiB requests: verified" \
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
+		tap_check "host b: netem on wire0: ${RDS_NETEM_LOSSY[*]}" netem_on
+		tap_check "host b: served rds-stress over the lossy wire, IPv4: verified" \
+			serve lossy4 $((PORT + 30)) "$RDS_WIRE_SELF"
 		tap_check "host b: the connection from host a is TCP (rds-info -n, socket)" \
 			rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
 		tap_check "host b: rds-ping back to host a over IPv4: 5 of 5" \
@@ -95,7 +105,7 @@ b)
 	wire_wait done 300
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 10; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
 	common
 	tap_check "host a: rds-ping host b over IPv4: 5 of 5" ping_when_ready "$RDS_WIRE_PEER"
 	tap_check "host a: rds-ping host b over IPv6: 5 of 5" ping_when_ready "$RDS_WIRE_PEER6"
@@ -106,6 +116,9 @@ a)
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host a: rds-stress to host b, 64 KiB requests: verified" \
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
+		tap_check "host a: netem on wire0: ${RDS_NETEM_LOSSY[*]}" netem_on
+		tap_check "host a: rds-stress to host b over the lossy wire, IPv4: verified" \
+			client lossy4 $((PORT + 30)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
 		tap_check "host a: the IPv6 messages went over TCP (rds-info -n, socket)" \
 			rds_tcp_conn "" "$RDS_WIRE_SELF6" "$RDS_WIRE_PEER6"
 	fi
