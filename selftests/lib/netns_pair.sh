@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Two network namespaces joined by a veth pair (sourced): two RDS hosts in
 # one guest. RDS picks its loopback transport for a peer address that is
 # local to the namespace, so a wire transport (TCP) is only exercised

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Checks built on tools/rds-ping, rds-stress and rds-info (sourced), for
 # tests between two RDS hosts: a netns pair in one guest
 # (selftests/wire/netns_tcp.sh) or two guests (selftests/wire/twohost_tcp.sh).

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Two-host helpers (sourced) for a command that scripts/vm2.sh runs in
 # each guest. guest-init.sh exports the wire's plan:
 #	RDS_WIRE_HOST   1 (host a, the client side by convention) or 2 (host b)

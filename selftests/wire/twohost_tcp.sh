@@ -102,7 +102,7 @@ b)
 		wire_mark checked
 	fi
 	# Stay up until host a is through (its last checks need this host).
-	wire_wait done 300
+	wire_wait finished 300
 	;;
 a)
 	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
@@ -126,7 +126,7 @@ a)
 		rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
 	# Host b checks its end and pings back in the full run: stay up.
 	[ "$SHORT" = 1 ] || wire_wait checked 300
-	wire_mark done
+	wire_mark finished
 	;;
 esac
 sed 's/^/# /' "$RDS_STRESS_SUMMARY" 2>/dev/null
