@@ -244,6 +244,22 @@ if [ "$MODE" = normal ]; then
 	result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
 		"$intree_log"
 fi
+# RDS/TCP between two hosts on our modules (check-wire.sh --short: a netns
+# pair, then two guests on one wire). Opt-in with RDS_CHECK_WIRE=1 until
+# our rds_tcp reaches other hosts; then make it the default here
+# (Documentation/testbed.rst, "Two hosts"). RDS_CHECK_WIRE_PAIRS sets the
+# two-host pair, e.g. ours:intree for interop.
+wire_round() {
+	local log=$RESULTS/wire.log rc
+	RDS_IMPL=ours RESULTS=$RESULTS/wire WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:ours} \
+		scripts/check-wire.sh --short --no-build > "$log" 2>&1
+	rc=$?
+	merge_tap "$RESULTS/wire/check-wire.tap" "wire: "
+	result "$rc" "RDS/TCP between two hosts (check-wire --short, exit $rc)" "$log"
+}
+if [ "$MODE" = normal ] && [ -z "$ROOT" ] && [ "${RDS_CHECK_WIRE:-0}" = 1 ]; then
+	wire_round
+fi
 if [ "$MODE" = debug ]; then
 	unset RDS_LOGSCAN_IGNORE
 	klrc=$(cat "$RESULTS/guest/kmemleak.rc" 2>/dev/null || echo 1)
