@@ -107,18 +107,19 @@ echo "vm2: host a ($IMPL_A) 10.99.1.1 fd99:1::1 <-> host b ($IMPL_B) 10.99.1.2 f
 vm_host 1 "$IMPL_A" "$CMD_A" &
 pid_a=$!
 # Host b connects to host a's socket, which exists once a's QEMU runs
-# (vm.sh first builds or finds the initramfs and stages the modules). A
-# client that finds no socket would run with a dead wire, so wait.
-for ((i = 0; i < 600; i++)); do
-	[ -S "$SOCK" ] && break
-	kill -0 "$pid_a" 2>/dev/null || break
+# (vm.sh first builds or finds the initramfs, stages the modules and, on
+# first use with --rdma, builds siw: that can take a while). A client that
+# finds no socket would run with a dead wire, so wait for it, or for host
+# a's end (vm.sh failed before QEMU ran); host a's own timeout bounds it.
+while [ ! -S "$SOCK" ] && kill -0 "$pid_a" 2>/dev/null; do
 	sleep 0.1
 done
 if [ ! -S "$SOCK" ]; then
-	echo "vm2: host a never opened the wire ($SOCK)" >&2
-	kill "$pid_a" 2>/dev/null
 	wait "$pid_a"
-	exit 98
+	rc=$?
+	echo "vm2: host a ended (vm.sh exit $rc) before it opened the wire" >&2
+	[ "$rc" = 0 ] && rc=98
+	exit "$rc"
 fi
 vm_host 2 "$IMPL_B" "$CMD_B" &
 pid_b=$!
