@@ -63,7 +63,8 @@ rds_wait_listen() {
 }
 
 # rds_stress_ok JSON-FILE [SUMMARY-FILE NAME]: rds-stress --json -v says
-# ok, verified every payload (the option was on and no byte differed), and
+# ok, verified every payload (the option was on and no byte differed, no
+# request or ack was delivered twice, out of order or not at all), and
 # messages really went both ways (a count, not just an exit status). The
 # counts and rate are appended to SUMMARY-FILE as "NAME: ...".
 rds_stress_ok() {
@@ -75,8 +76,9 @@ except Exception as e:
     print("no JSON from rds-stress:", e)
     print(open(sys.argv[1]).read())
     sys.exit(1)
-print("status %s, %s tx, %s rx, verify_errors %s, average %s" %
-      (d["status"], d["messages_tx"], d["messages_rx"], d["verify_errors"], d["average"]))
+print("status %s, %s tx, %s rx, verify_errors %s (duplicates %s, out of order %s), average %s" %
+      (d["status"], d["messages_tx"], d["messages_rx"], d["verify_errors"],
+       d.get("duplicates"), d.get("out_of_order"), d["average"]))
 if len(sys.argv) > 2:
     with open(sys.argv[2], "a") as f:
         f.write("%s: %d messages out, %d in, verified, %.0f tx/s\n" %

@@ -43,16 +43,22 @@ netem_acted() {
 }
 
 # RDS is reliable across the loss of its transport connection: kill the
-# TCP connection under a running session (ss -K, sock_diag destroy), and
-# RDS must reconnect and carry on, every payload verified, with traffic in
-# the last seconds too (a lost message would stall the requests in
-# flight). Only established sockets: a killed listener would never come
-# back.
+# TCP connections under a running session (ss -K, sock_diag destroy), and
+# RDS must reconnect and carry on: every payload verified, each peer's
+# requests and acks exactly once and in order (rds-stress -v counts
+# duplicates and out_of_order), and traffic in the last seconds. Only
+# established sockets: a killed listener would never come back. Linux
+# 6.1's RDS/TCP has been seen to deliver a message twice after the kill
+# (two runs in nine; Documentation/upstream-behaviour.rst, "RDS/TCP across
+# a connection reset"): on the in-tree set, duplicates are reported and
+# allowed when they are the only errors; a lost, reordered or corrupted
+# message fails there too.
 killed_midway() {
 	local out=$RDS_TOOLS_WORK/reset killed arc rc=0
 	rds_stress_serve "$NETNS_B_EXEC" "$out.passive" "$NETNS_B_IP" $((PORT + 50)) || return 1
 	timeout 120 $NETNS_A_EXEC "$RDS_TOOLS/rds-stress" -s "$NETNS_B_IP" -r "$NETNS_A_IP" \
-		-p $((PORT + 50)) -t 2 -d 4 -q 4096 -T 8 -v --json > "$out.active" 2>&1 &
+		-p $((PORT + 50)) -t 2 -d 4 -q 4096 -T 8 -v --json \
+		> "$out.active" 2> "$out.active.err" &
 	local apid=$!
 	sleep 3
 	killed=$(netns_a ss -K -Htn state established \
@@ -62,17 +68,34 @@ killed_midway() {
 	wait "$apid"
 	arc=$?
 	echo "active exit $arc"
-	rds_stress_ok "$out.active" || rc=1
-	rds_stress_served "$out.passive" || rc=1
-	# The last two seconds moved messages: the session recovered.
-	python3 - "$out.active" <<'PY' || rc=1
+	cat "$out.active.err"
+	wait "$RDS_STRESS_PID"
+	echo "passive exit $?"
+	python3 - "$out.active" "$out.passive" "${RDS_IMPL:-}" <<'PY' || rc=1
 import json, sys
-rows = json.load(open(sys.argv[1]))["intervals"]
-print("tx/s per second:", [r["tx_per_s"] for r in rows])
-sys.exit(0 if len(rows) >= 6 and all(r["tx_per_s"] > 0 for r in rows[-2:]) else 1)
+a = json.load(open(sys.argv[1]))
+p = json.load(open(sys.argv[2]))
+intree = sys.argv[3] == "intree"
+rows = [r["tx_per_s"] for r in a["intervals"]]
+print("tx/s per second:", rows)
+ok = len(rows) >= 6 and all(r > 0 for r in rows[-2:])
+for side, d in (("active", a), ("passive", p)):
+    print("%s: %s, %d out, %d in, %d verify errors (%d duplicates, %d out of order)"
+          % (side, d["status"], d["messages_tx"], d["messages_rx"], d["verify_errors"],
+             d["duplicates"], d["out_of_order"]))
+    ok = ok and d["options"]["verify"] and d["messages_rx"] > 0
+    if d["verify_errors"] == 0:
+        ok = ok and d["status"] == "ok"
+    elif intree and d["verify_errors"] == d["duplicates"]:
+        print("%s: allowed on Linux's in-tree RDS: duplicates after a reset" % side)
+    else:
+        ok = False
+sys.exit(0 if ok else 1)
 PY
 	netns_a ss -Htn state established "( sport = :$RDS_TCP_PORT or dport = :$RDS_TCP_PORT )"
-	[ "$rc" = 0 ] && [ "$arc" = 0 ]
+	# A verification error makes rds-stress exit 1; the check above
+	# decided whether that was allowed.
+	[ "$rc" = 0 ] && { [ "$arc" = 0 ] || [ "$arc" = 1 ]; }
 }
 
 if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 16; fi
