@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check-wire`: RDS over a real wire transport (TCP) between two RDS
-# hosts, in two ways: a netns pair in one guest (selftests/wire/netns_tcp.sh)
+# hosts, in two ways: a netns pair in one guest (selftests/hosts/netns_tcp.sh)
 # and two guests joined by a virtual wire (scripts/vm2.sh running
-# selftests/wire/twohost_tcp.sh on both). Prints TAP, then "N passed, N
+# selftests/hosts/twohost_tcp.sh on both). Prints TAP, then "N passed, N
 # failed" and the wall time; exits non-zero on any failure.
 #
 #	check-wire.sh [--short] [--no-build]
@@ -70,7 +70,7 @@ merge_show() {	# FILE PREFIX
 # The guests' command: the wire suite's program(s) through run.sh, which
 # adds a kernel-log check per program (and, on ours, the object count).
 guest_cmd() {	# NAME
-	printf 'RDS_WIRE_SHORT=%q RDS_WIRE_SECONDS=%q RDS_SUITE=wire selftests/run.sh %q' \
+	printf 'RDS_WIRE_SHORT=%q RDS_WIRE_SECONDS=%q RDS_SUITE=hosts selftests/run.sh %q' \
 		"$SHORT" "$SECS" "$1"
 }
 

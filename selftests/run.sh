@@ -8,7 +8,7 @@
 #
 #	run.sh [NAME...]    only the programs whose name contains NAME
 #
-# RDS_SUITE=DIR runs DIR/*.sh instead (e.g. wire: the tests between two
+# RDS_SUITE=DIR runs DIR/*.sh instead (e.g. hosts: the tests between two
 # RDS hosts, which make check-wire runs).
 cd "$(dirname "$0")" || exit 1
 RESULTS=${RESULTS:-/run/out/results.tap}

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # Checks built on tools/rds-ping, rds-stress and rds-info (sourced), for
 # tests between two RDS hosts: a netns pair in one guest
-# (selftests/wire/netns_tcp.sh) or two guests (selftests/wire/twohost_tcp.sh).
+# (selftests/hosts/netns_tcp.sh) or two guests (selftests/hosts/twohost_tcp.sh).
 # Each prints what it saw (the TAP diagnostics on failure) and returns
 # non-zero unless the result is real: replies counted, payloads verified,
 # the connection found over TCP. A command prefix such as "$NETNS_A_EXEC"

@@ -10,7 +10,7 @@
 # names the one that must be loaded there, so the same script checks
 # in-tree <-> in-tree today and ours <-> in-tree interop later.
 #
-#	scripts/vm2.sh --intree -- RDS_SUITE=wire selftests/run.sh twohost
+#	scripts/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
 #
 # RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
 # RDS_WIRE_SHORT=1: the short variant (fewer sessions).
