@@ -43,7 +43,8 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
-	check-debug check-fault fuzz check-6.12
+	check-debug check-fault fuzz check-6.12 \
+	check-wire check-wire-short
 
 all: modules tools selftests
 
@@ -70,6 +71,16 @@ ifneq ($(RDS_ROOT),)
 else
 	scripts/check.sh
 endif
+
+# RDS/TCP between two hosts: a netns pair in one guest and two guests on
+# one virtual wire (scripts/vm2.sh). RDS_IMPL=ours|intree (default intree
+# until our rds_tcp reaches other hosts), WIRE_PAIRS="A:B ..."; see
+# Documentation/testbed.rst. The short variant is what make check will run.
+check-wire:
+	scripts/check-wire.sh
+
+check-wire-short:
+	scripts/check-wire.sh --short
 
 # The whole suite on Debian 13's Linux 6.12 (same as make check KERNEL=6.12).
 check-6.12:

@@ -78,14 +78,51 @@ setup_net() {
 	ip -6 addr add fd98::2/64 dev eth1 nodad
 }
 
+# Host N of a two-host wire (vm.sh --wire): the NIC with WIRE_MAC becomes
+# wire0 with 10.99.1.N/24 and fd99:1::N/64 (a subnet of its own: eth0's
+# 10.99.0.0/24 and fd99::/64 exist on both hosts). No DAD anywhere on it,
+# link-local included, so IPv6 works at once. The markers' share goes on
+# /run/wire (no cache: each guest must see the other's files at once).
+# The job sees the plan in RDS_WIRE_* (selftests/lib/wire.sh uses them).
+setup_wire() {
+	local dev="" f i peer=$((3 - WIRE))
+	for i in $(seq 50); do
+		for f in /sys/class/net/*/address; do
+			[ "$(cat "$f")" = "$WIRE_MAC" ] && dev=$(basename "$(dirname "$f")")
+		done
+		[ -n "$dev" ] && break
+		sleep 0.1
+	done
+	[ -n "$dev" ] || { say "no NIC with MAC $WIRE_MAC"; return 1; }
+	ip link set "$dev" name wire0 || return 1
+	sysctl -qw net.ipv6.conf.wire0.accept_dad=0 || return 1
+	ip link set wire0 up || return 1
+	ip addr add "10.99.1.$WIRE/24" dev wire0 || return 1
+	ip -6 addr add "fd99:1::$WIRE/64" dev wire0 nodad || return 1
+	mkdir -p /run/wire &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 wire /run/wire ||
+		return 1
+	export RDS_WIRE_HOST=$WIRE RDS_WIRE_DIR=/run/wire
+	export RDS_WIRE_SELF=10.99.1.$WIRE RDS_WIRE_PEER=10.99.1.$peer
+	export RDS_WIRE_SELF6=fd99:1::$WIRE RDS_WIRE_PEER6=fd99:1::$peer
+}
+
+# On a two-host wire, wire0 carries rxe1 too (RoCE between the hosts);
+# one soft device per NIC, so the RDMA CM never chooses between two.
 setup_rdma() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
 	modprobe siw && rdma link add siw0 type siw netdev eth1 || return 1
+	if [ -n "${WIRE:-}" ]; then
+		rdma link add rxe1 type rxe netdev wire0 || return 1
+	fi
 }
 
-hostname rds-vm
+if [ -n "${WIRE:-}" ]; then hostname "rds-host$WIRE"; else hostname rds-vm; fi
 if ! setup_modules; then say "module overlay failed"; finish 97; fi
 if ! setup_net; then say "network setup failed"; finish 97; fi
+if [ -n "${WIRE:-}" ] && ! setup_wire; then say "wire setup failed"; finish 97; fi
+# Which RDS the job runs on (ours or intree), for tests that compare.
+export RDS_IMPL
 if [ "$RDMA" = 1 ] && ! setup_rdma; then say "soft RDMA setup failed"; finish 97; fi
 if [ "$LOAD" = 1 ]; then
 	for m in $RDS_LOAD; do

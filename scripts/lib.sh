@@ -67,3 +67,67 @@ rds_kernel_env() {
 	RDS_VM_KERNEL=$RDS_ROOT/boot/vmlinuz-$KVER
 	export RDS_ROOT KVER KDIR MODDIR RDS_VM_KERNEL
 }
+
+# The two-host wire (vm.sh --wire, scripts/vm2.sh): host N's NIC on it has
+# this MAC prefix plus N, which is how its guest finds it.
+RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
+
+# TAP for the host-side drivers (check.sh, check-wire.sh): they set TAP
+# (the file), RESULTS (the logs' directory), start (date +%s) and
+# n=0 pass=0 fail=0 skip=0, then record each step here.
+emit() { echo "$1" | tee -a "$TAP"; }
+result() {	# result RC DESC [LOGFILE]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		emit "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		emit "not ok $n - $2"
+		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/    # /' | tee -a "$TAP"
+	fi
+}
+step() {	# step DESC CMD...: run CMD, log to a file, record the result
+	local desc=$1 log
+	shift
+	log=$RESULTS/$(echo "$desc" | tr -c 'a-zA-Z0-9\n' '_').log
+	"$@" > "$log" 2>&1
+	result $? "$desc" "$log"
+}
+
+# Fold a guest TAP file into ours, renumbered, each line prefixed.
+merge_tap() {	# FILE PREFIX
+	local line status rest
+	[ -f "$1" ] || return 0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			status=${line%% [0-9]*}
+			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ - //')
+			if [ "$status" != ok ]; then
+				fail=$((fail + 1))
+			elif [[ "$rest" == *"# SKIP"* ]]; then
+				skip=$((skip + 1))
+			else
+				pass=$((pass + 1))
+			fi
+			echo "$status $n - $2$rest" >> "$TAP"
+			;;
+		"    "*) echo "$line" >> "$TAP" ;;
+		esac
+	done < "$1"
+}
+
+# The plan, the totals and the wall time; exits with the verdict.
+finish() {
+	emit "1..$n"
+	elapsed=$(($(date +%s) - start))
+	echo "# results: $TAP"
+	echo "# wall time: $((elapsed / 60))m$((elapsed % 60))s"
+	summary="$pass passed, $fail failed"
+	[ "$skip" -gt 0 ] && summary="$summary, $skip skipped"
+	echo "$summary"
+	[ "$fail" = 0 ]
+	exit
+}

@@ -20,6 +20,12 @@
 #   --icount        deterministic instruction counting (-smp 1)
 #   --out DIR       keep results (rc, dmesg) in DIR
 #   --expect-splat  invert the log scan (for the runner's self-test)
+#   --wire N:SOCK:DIR  be host N (1 or 2) of a two-host wire (scripts/vm2.sh):
+#                   a third NIC joined to the other guest through the QEMU
+#                   stream socket SOCK (host 1 listens, host 2 connects),
+#                   renamed wire0 in the guest with 10.99.1.N/24 and
+#                   fd99:1::N/64, and DIR shared with both guests on
+#                   /run/wire for their markers (selftests/lib/wire.sh)
 #
 # Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
 # modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
@@ -34,7 +40,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT=""
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
@@ -50,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--icount) ICOUNT=1; SMP=1 ;;
 	--out) OUTDIR=$2; shift ;;
 	--expect-splat) EXPECT_SPLAT=1 ;;
+	--wire) WIRE=$2; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -58,6 +65,14 @@ while [ $# -gt 0 ]; do
 done
 JOB="$*"
 [ -n "$JOB" ] || [ "$INTERACTIVE" = 1 ] || die "no command (or --interactive)"
+
+WIRE_N="" WIRE_SOCK="" WIRE_DIR=""
+if [ -n "$WIRE" ]; then
+	IFS=: read -r WIRE_N WIRE_SOCK WIRE_DIR <<< "$WIRE"
+	case "$WIRE_N" in 1|2) ;; *) die "--wire: host number must be 1 or 2" ;; esac
+	[ -d "$WIRE_DIR" ] || die "--wire: no marker directory $WIRE_DIR"
+	[ -n "$WIRE_SOCK" ] || die "--wire: no socket path"
+fi
 
 rds_kernel_env
 ROOT=${ROOT:-${RDS_ROOT:-}}
@@ -136,6 +151,8 @@ fi
 	printf 'REPO=%q\n' "$REPO"
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
+	printf 'RDS_IMPL=%q\n' "$([ "$INTREE" = 1 ] && echo intree || echo ours)"
+	printf 'WIRE=%q WIRE_MAC=%q\n' "$WIRE_N" "$RDS_WIRE_MAC_PREFIX$WIRE_N"
 	printf 'MODDIR=%q\n' "${MODDIR#"$ROOT"}"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
@@ -162,6 +179,18 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-device virtio-net-pci,netdev=n0
 	-netdev user,id=n1,restrict=on
 	-device virtio-net-pci,netdev=n1)
+# The wire: a stream socket between the two QEMUs (a unix one, so no TCP
+# port has to be free; host 1 must be running before host 2 connects, and
+# vm2.sh orders them). A fixed MAC lets the guest find that NIC whatever
+# its name. Its own share carries the two guests' markers.
+if [ -n "$WIRE_N" ]; then
+	server=off
+	[ "$WIRE_N" = 1 ] && server=on
+	qemu+=(-netdev "stream,id=wire,server=$server,addr.type=unix,addr.path=$WIRE_SOCK"
+		-device "virtio-net-pci,netdev=wire,mac=$RDS_WIRE_MAC_PREFIX$WIRE_N"
+		-fsdev "local,id=wire,path=$WIRE_DIR,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=wire,mount_tag=wire)
+fi
 # RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234
 # (how a guest frozen with interrupts off is inspected; see testbed.rst).
 # shellcheck disable=SC2206

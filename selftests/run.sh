@@ -7,13 +7,18 @@
 # $RESULTS (default /run/out/results.tap).
 #
 #	run.sh [NAME...]    only the programs whose name contains NAME
+#
+# RDS_SUITE=DIR runs DIR/*.sh instead (e.g. hosts: the tests between two
+# RDS hosts, which make check-wire runs).
 cd "$(dirname "$0")" || exit 1
 RESULTS=${RESULTS:-/run/out/results.tap}
 TIMEOUT=${RDS_TEST_TIMEOUT:-600}
 n=0 pass=0 fail=0 skip=0
 
 progs=()
-for p in tests/*.sh bin/*; do
+globs=(tests/*.sh bin/*)
+[ -n "${RDS_SUITE:-}" ] && globs=("$RDS_SUITE"/*.sh)
+for p in "${globs[@]}"; do
 	[ -x "$p" ] || continue
 	if [ $# -gt 0 ]; then
 		match=0

@@ -48,6 +48,8 @@ void totals_snap(struct totals *t, const struct stress_shared *sh,
 		t->rtt_ns += s->rtt_ns;
 		t->rtt_n += s->rtt_n;
 		t->verify_errors += s->verify_errors;
+		t->duplicates += s->duplicates;
+		t->out_of_order += s->out_of_order;
 		t->rdma_errors += s->rdma_errors;
 		t->rdma_deferred += s->rdma_deferred;
 		for (b = 0; b < HIST_BUCKETS; b++)
@@ -134,9 +136,11 @@ void report_perfdata(const struct row *a, const struct totals *t)
 	       "rdma_in_kbytes_per_s=%.2f rdma_out_kbytes_per_s=%.2f tx_usec_per_call=%.2f "
 	       "rtt_usec=%.2f cpu_pct=%.2f messages_tx=%" PRIu64 " messages_rx=%" PRIu64
 	       " verify_errors=%" PRIu64 " rdma_errors=%" PRIu64 " rdma_deferred=%" PRIu64
+	       " duplicates=%" PRIu64 " out_of_order=%" PRIu64
 	       "\n", a->tasks, a->tx_s, a->rx_s, a->kbytes_s,
 	       a->mbi_ks, a->mbo_ks, a->tx_us_call, a->rtt_us, a->cpu, t->tx, t->rx,
-	       t->verify_errors, t->rdma_errors, t->rdma_deferred);
+	       t->verify_errors, t->rdma_errors, t->rdma_deferred, t->duplicates,
+	       t->out_of_order);
 }
 
 static struct row *rows;
@@ -217,8 +221,10 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 		printf("null");
 	printf(",\n \"messages_tx\": %" PRIu64 ", \"messages_rx\": %" PRIu64
 	       ", \"verify_errors\": %" PRIu64 ", \"rdma_errors\": %" PRIu64
-	       ", \"rdma_deferred\": %" PRIu64 "}\n",
+	       ", \"rdma_deferred\": %" PRIu64 ", \"duplicates\": %" PRIu64
+	       ", \"out_of_order\": %" PRIu64 "}\n",
 	       t ? t->tx : 0, t ? t->rx : 0, t ? t->verify_errors : 0,
-	       t ? t->rdma_errors : 0, t ? t->rdma_deferred : 0);
+	       t ? t->rdma_errors : 0, t ? t->rdma_deferred : 0,
+	       t ? t->duplicates : 0, t ? t->out_of_order : 0);
 	fflush(stdout);
 }

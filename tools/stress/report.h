@@ -13,6 +13,7 @@ struct totals {
 	uint64_t	tx, rx, bytes, rdma_in, rdma_out;
 	uint64_t	tx_ns, tx_calls, rtt_ns, rtt_n;
 	uint64_t	verify_errors, rdma_errors, rdma_deferred;
+	uint64_t	duplicates, out_of_order;
 	uint64_t	hist[HIST_BUCKETS];
 	unsigned int	running;
 	uint64_t	when_ns;

@@ -17,6 +17,10 @@ struct task_stats {
 	uint64_t	tx_ns, tx_calls;	/* time inside sendmsg */
 	uint64_t	rdma_in, rdma_out;	/* bytes read / written by RDMA */
 	uint64_t	verify_errors, rdma_errors, cong_updates;
+	/* -v: a peer's request or ack seen again (duplicates) or ahead of
+	 * the next one expected (out_of_order: one went missing); both also
+	 * count as verify_errors. */
+	uint64_t	duplicates, out_of_order;
 	uint64_t	rdma_deferred;		/* requests sent without RDMA */
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */

@@ -51,6 +51,9 @@ struct task {
 	struct pending			*acks;		/* ring */
 	uint32_t			ack_cap, ack_head, ack_count;
 	uint32_t			*free_slots, nfree;
+	/* -v: the next request and ack sequence number expected from each
+	 * peer task (see check_seq). */
+	uint64_t			*exp_req, *exp_ack;
 	struct rdma_state		rdma;
 };
 
@@ -136,6 +139,17 @@ static void task_setup(struct task *t, const struct task_plan *p)
 	t->free_slots = xcalloc(t, o->depth, sizeof(uint32_t));
 	for (i = 0; i < o->depth; i++)
 		t->free_slots[t->nfree++] = o->depth - 1 - i;
+	/* Task p numbers its requests 1, 2, 3... and sends request s to peer
+	 * task (s - 1) % tasks (send_request), so task idx gets idx + 1,
+	 * idx + 1 + tasks, ... from each peer, and the acks from peer p echo
+	 * our requests to it: p + 1, p + 1 + tasks, ... RDS delivers each
+	 * stream exactly once, in order. */
+	t->exp_req = xcalloc(t, o->tasks, sizeof(uint64_t));
+	t->exp_ack = xcalloc(t, o->tasks, sizeof(uint64_t));
+	for (i = 0; i < o->tasks; i++) {
+		t->exp_req[i] = t->idx + 1;
+		t->exp_ack[i] = i + 1;
+	}
 	if (o->rdma_size) {
 		char why[160];
 
@@ -281,6 +295,24 @@ static void got_request(struct task *t, const struct stress_hdr *h, uint16_t pee
 	t->ack_count++;
 }
 
+/* One message of a peer's request or ack stream: exactly the next one
+ * expected, or counted as a duplicate (seen before) or out of order (one
+ * before it is missing; the count resynchronises after it). */
+static void check_seq(struct task *t, uint64_t *expected, uint64_t seq)
+{
+	if (seq == *expected) {
+		*expected += t->o->tasks;
+		return;
+	}
+	t->st->verify_errors++;
+	if (seq < *expected) {
+		t->st->duplicates++;
+	} else {
+		t->st->out_of_order++;
+		*expected = seq + t->o->tasks;
+	}
+}
+
 static void got_ack(struct task *t, const struct stress_hdr *h)
 {
 	uint32_t slot = be32toh(h->slot);
@@ -362,9 +394,14 @@ static int recv_one(struct task *t)
 		t->st->verify_errors++;
 		return 1;
 	}
-	if (t->o->flags & SF_VERIFY)
+	if (t->o->flags & SF_VERIFY) {
 		t->st->verify_errors += !!stress_check_fill(t->rx, sizeof(*h), n, peer,
 							    be64toh(h->seq));
+		if (h->type == MSG_REQ)
+			check_seq(t, &t->exp_req[peer], be64toh(h->seq));
+		else if (h->type == MSG_ACK)
+			check_seq(t, &t->exp_ack[peer], be64toh(h->seq));
+	}
 	if (h->type == MSG_REQ)
 		got_request(t, h, peer, cookie);
 	else if (h->type == MSG_ACK)

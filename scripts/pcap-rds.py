@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarise the RDS/TCP traffic in a capture of the two-host wire.
+
+    pcap-rds.py FILE [--require v4,v6]
+
+FILE is what QEMU's filter-dump wrote for the wire (scripts/vm2.sh --pcap):
+classic pcap, Ethernet frames, possibly truncated (only the headers are
+needed). Prints, per IP version, the TCP segments to or from RDS/TCP's
+port 16385, their payload bytes, the distinct connections and how many
+connections were opened (SYN without ACK). With --require, exits 1 unless
+each named version carried payload on port 16385: proof from outside both
+guests that RDS went over TCP on the wire.
+"""
+import struct
+import sys
+
+RDS_TCP_PORT = 16385
+
+
+def segments(path):
+    """Yield (version, src, sport, dst, dport, flags, payload_len)."""
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            raise ValueError("not a pcap file (too short)")
+        magic = struct.unpack("<I", hdr[:4])[0]
+        if magic in (0xA1B2C3D4, 0xA1B23C4D):
+            end = "<"
+        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
+            end = ">"
+        else:
+            raise ValueError("not a pcap file (magic %#x)" % magic)
+        linktype = struct.unpack(end + "I", hdr[20:24])[0]
+        if linktype != 1:
+            raise ValueError("link type %d, expected Ethernet (1)" % linktype)
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                return
+            _, _, caplen, _ = struct.unpack(end + "IIII", rec)
+            frame = f.read(caplen)
+            seg = parse(frame)
+            if seg:
+                yield seg
+
+
+def parse(frame):
+    if len(frame) < 14:
+        return None
+    etype = struct.unpack("!H", frame[12:14])[0]
+    ip = frame[14:]
+    if etype == 0x0800 and len(ip) >= 20:
+        ihl = (ip[0] & 0x0F) * 4
+        total = struct.unpack("!H", ip[2:4])[0]
+        if ip[9] != 6:
+            return None
+        src, dst = ip[12:16], ip[16:20]
+        tcp, iplen, ver = ip[ihl:], total - ihl, 4
+    elif etype == 0x86DD and len(ip) >= 40:
+        # Only a TCP header right after the fixed one (Linux sends no
+        # extension headers here).
+        if ip[6] != 6:
+            return None
+        src, dst = ip[8:24], ip[24:40]
+        tcp, iplen, ver = ip[40:], struct.unpack("!H", ip[4:6])[0], 6
+    else:
+        return None
+    if len(tcp) < 14:
+        return None
+    sport, dport = struct.unpack("!HH", tcp[:4])
+    doff = (tcp[12] >> 4) * 4
+    flags = tcp[13]
+    return ver, bytes(src), sport, bytes(dst), dport, flags, max(iplen - doff, 0)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    path, require = args[0], []
+    if len(args) == 3 and args[1] == "--require":
+        require = [v for v in args[2].split(",") if v]
+    stats = {4: [0, 0, set(), 0], 6: [0, 0, set(), 0]}
+    try:
+        for ver, src, sport, dst, dport, flags, plen in segments(path):
+            if RDS_TCP_PORT not in (sport, dport):
+                continue
+            s = stats[ver]
+            s[0] += 1
+            s[1] += plen
+            s[2].add(tuple(sorted([(src, sport), (dst, dport)])))
+            if flags & 0x02 and not flags & 0x10:
+                s[3] += 1
+    except (OSError, ValueError) as e:
+        print("pcap-rds: %s: %s" % (path, e))
+        return 1
+    rc = 0
+    for ver in (4, 6):
+        segs, payload, conns, syns = stats[ver]
+        print("IPv%d tcp/%d: %d segments, %d payload bytes, %d connections (%d opened)"
+              % (ver, RDS_TCP_PORT, segs, payload, len(conns), syns))
+        if "v%d" % ver in require and payload == 0:
+            print("pcap-rds: no RDS/TCP payload over IPv%d on the wire" % ver)
+            rc = 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

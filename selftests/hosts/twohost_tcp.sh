@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over TCP between two guests on one wire (scripts/vm2.sh runs this on
+# both; selftests/lib/wire.sh tells each its role): host b serves, host a
+# is the client. Pings and verified rds-stress sessions over IPv4 and
+# IPv6, one over a lossy wire (netem on both ends), and proof on both ends
+# that they went over TCP. Either host may
+# run either module set: RDS_IMPL (ours or intree, set per guest by vm.sh)
+# names the one that must be loaded there, so the same script checks
+# in-tree <-> in-tree today and ours <-> in-tree interop later.
+#
+#	scripts/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
+#
+# RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
+# RDS_WIRE_SHORT=1: the short variant (fewer sessions).
+# Outside a two-host guest it has nothing to do and skips.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/wire.sh
+. lib/rds_tools.sh
+SECS=${RDS_WIRE_SECONDS:-3}
+SHORT=${RDS_WIRE_SHORT:-0}
+RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost.XXXXXX)
+RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
+trap 'rm -rf "$RDS_TOOLS_WORK"' EXIT
+PORT=4800
+
+if ! ROLE=$(wire_role); then
+	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
+	exit 0
+fi
+
+has_addresses() {
+	ip -br addr show wire0
+	ip -br addr show wire0 | grep -qw "$RDS_WIRE_SELF/24" &&
+		ip -br addr show wire0 | grep -qw "$RDS_WIRE_SELF6/64"
+}
+
+listens() {
+	ss -Hltn "sport = :$RDS_TCP_PORT"
+	[ -n "$(ss -Hltn "sport = :$RDS_TCP_PORT")" ]
+}
+
+# Host b: one passive rds-stress, announced to host a once it listens. The
+# marker goes out even if the server could not start, so that host a
+# fails at once on its side too instead of waiting for it.
+serve() {	# NAME PORT ADDRESS
+	local rc=1
+	rds_stress_serve "" "$RDS_TOOLS_WORK/$1.passive" "$3" "$2" && rc=0
+	wire_mark "$1"
+	[ "$rc" = 0 ] && rds_stress_served "$RDS_TOOLS_WORK/$1.passive"
+}
+
+# Host a: the active side of the session host b announced as NAME.
+client() {	# NAME PORT PEER LOCAL ARGS...
+	local name=$1 port=$2 peer=$3 local=$4
+	shift 4
+	wire_wait "$name" 180 || return 1
+	rds_stress_run "" "$RDS_TOOLS_WORK/$name" "$peer" "$local" "$port" "$@"
+}
+
+ping_when_ready() {	# ADDRESS: after host b is up
+	wire_wait ready 180 && rds_ping_all "" 5 "$1"
+}
+
+common() {
+	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6; sessions of $SECS s"
+	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches
+	tap_check "host $ROLE: wire0 has $RDS_WIRE_SELF and $RDS_WIRE_SELF6" has_addresses
+	tap_check "host $ROLE: rds_tcp listens on $RDS_TCP_PORT" listens
+}
+
+# Each host puts the lossy link on its own end of the wire (its egress).
+netem_on() {
+	tc qdisc replace dev wire0 root netem "${RDS_NETEM_LOSSY[@]}" &&
+		tc qdisc show dev wire0
+}
+
+stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
+big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
+case "$ROLE" in
+b)
+	if [ "$SHORT" = 1 ]; then tap_plan 5; else tap_plan 10; fi
+	common
+	wire_mark ready
+	tap_check "host b: served rds-stress over IPv4: verified" \
+		serve stress4 "$PORT" "$RDS_WIRE_SELF"
+	tap_check "host b: served rds-stress over IPv6: verified" \
+		serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
+	if [ "$SHORT" != 1 ]; then
+		tap_check "host b: served rds-stress with 64 KiB requests: verified" \
+			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
+		tap_check "host b: netem on wire0: ${RDS_NETEM_LOSSY[*]}" netem_on
+		tap_check "host b: served rds-stress over the lossy wire, IPv4: verified" \
+			serve lossy4 $((PORT + 30)) "$RDS_WIRE_SELF"
+		tap_check "host b: the connection from host a is TCP (rds-info -n, socket)" \
+			rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
+		tap_check "host b: rds-ping back to host a over IPv4: 5 of 5" \
+			rds_ping_all "" 5 "$RDS_WIRE_PEER"
+		wire_mark checked
+	fi
+	# Stay up until host a is through (its last checks need this host).
+	wire_wait finished 300
+	;;
+a)
+	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
+	common
+	tap_check "host a: rds-ping host b over IPv4: 5 of 5" ping_when_ready "$RDS_WIRE_PEER"
+	tap_check "host a: rds-ping host b over IPv6: 5 of 5" ping_when_ready "$RDS_WIRE_PEER6"
+	tap_check "host a: rds-stress to host b over IPv4: verified, messages both ways" \
+		client stress4 "$PORT" "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
+	tap_check "host a: rds-stress to host b over IPv6: verified, messages both ways" \
+		client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
+	if [ "$SHORT" != 1 ]; then
+		tap_check "host a: rds-stress to host b, 64 KiB requests: verified" \
+			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
+		tap_check "host a: netem on wire0: ${RDS_NETEM_LOSSY[*]}" netem_on
+		tap_check "host a: rds-stress to host b over the lossy wire, IPv4: verified" \
+			client lossy4 $((PORT + 30)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
+		tap_check "host a: the IPv6 messages went over TCP (rds-info -n, socket)" \
+			rds_tcp_conn "" "$RDS_WIRE_SELF6" "$RDS_WIRE_PEER6"
+	fi
+	tap_check "host a: the IPv4 messages went over TCP (rds-info -n, socket)" \
+		rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
+	# Host b checks its end and pings back in the full run: stay up.
+	[ "$SHORT" = 1 ] || wire_wait checked 300
+	wire_mark finished
+	;;
+esac
+sed 's/^/# /' "$RDS_STRESS_SUMMARY" 2>/dev/null
+tap_done

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Two-host helpers (sourced) for a command that scripts/vm2.sh runs in
+# each guest. guest-init.sh exports the wire's plan:
+#	RDS_WIRE_HOST   1 (host a, the client side by convention) or 2 (host b)
+#	RDS_WIRE_SELF, RDS_WIRE_PEER     10.99.1.N
+#	RDS_WIRE_SELF6, RDS_WIRE_PEER6   fd99:1::N
+#	RDS_WIRE_DIR    a directory both guests share (9p, uncached)
+# The guests synchronise through marker files in that directory rather
+# than over the wire itself, so a broken wire shows up as a failed test,
+# not as a hang in the synchronisation. vm2.sh writes "a.exited" or
+# "b.exited" there when a guest's run is over, so waiting for a peer that
+# is gone fails at once instead of running into the timeout.
+#
+#	wire_role          prints a or b
+#	wire_mark NAME     tell the peer NAME happened (a file ROLE.NAME)
+#	wire_wait NAME [S] wait up to S seconds (default 120) for the peer's NAME
+
+wire_role() {
+	case "${RDS_WIRE_HOST:-}" in
+	1) echo a ;;
+	2) echo b ;;
+	*) return 1 ;;
+	esac
+}
+
+wire_peer_role() {
+	case "${RDS_WIRE_HOST:-}" in
+	1) echo b ;;
+	2) echo a ;;
+	*) return 1 ;;
+	esac
+}
+
+wire_mark() {
+	local f
+	f=$RDS_WIRE_DIR/$(wire_role).$1
+	# Written under another name and renamed: the peer never sees a
+	# marker whose contents are still being written.
+	date +%s.%N > "$f.tmp" && mv "$f.tmp" "$f"
+}
+
+wire_wait() {
+	local name=$1 secs=${2:-120} peer i
+	peer=$(wire_peer_role) || return 1
+	for ((i = 0; i < secs * 10; i++)); do
+		[ -e "$RDS_WIRE_DIR/$peer.$name" ] && return 0
+		if [ -e "$RDS_WIRE_DIR/$peer.exited" ]; then
+			echo "wire: host $peer finished without marking '$name'" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "wire: host $peer did not mark '$name' within $secs s" >&2
+	return 1
+}
