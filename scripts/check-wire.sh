@@ -20,7 +20,7 @@
 #   WIRE_PAIRS  two-host pairs "A:B ..." (host a is the client, b serves);
 #               default "intree:intree", or with RDS_IMPL=ours
 #               "ours:ours ours:intree intree:ours" (interop both ways);
-#               --short runs the first one only
+#               --short runs the first default one only (all given ones)
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -43,7 +43,7 @@ ours) pairs_default="ours:ours ours:intree intree:ours" ;;
 *) die "RDS_IMPL must be ours or intree, not $IMPL" ;;
 esac
 read -ra PAIRS <<< "${WIRE_PAIRS:-$pairs_default}"
-[ "$SHORT" = 1 ] && PAIRS=("${PAIRS[0]}")
+[ "$SHORT" = 1 ] && [ -z "${WIRE_PAIRS:-}" ] && PAIRS=("${PAIRS[0]}")
 SECS=${RDS_WIRE_SECONDS:-$([ "$SHORT" = 1 ] && echo 1 || echo 3)}
 RESULTS=${RESULTS:-$REPO/results/check-wire}
 rm -rf "$RESULTS"

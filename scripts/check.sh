@@ -237,7 +237,9 @@ fuzz_round
 # do better skip there, saying so), and the tools must work with both.
 if [ "$MODE" = normal ]; then
 	intree_log=$RESULTS/guest-intree.log
+	# tcp_wire and wire_tcp against Linux's RDS: see make check-wire.
 	vm --intree --rdma --out "$RESULTS/guest-intree" -- \
+		env RDS_SKIP_TESTS="tcp_wire tcp_teardown wire_tcp" \
 		selftests/run.sh "$@" 2>&1 | tee "$intree_log"
 	vmrc=${PIPESTATUS[0]}
 	merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "
@@ -245,19 +247,19 @@ if [ "$MODE" = normal ]; then
 		"$intree_log"
 fi
 # RDS/TCP between two hosts on our modules (check-wire.sh --short: a netns
-# pair, then two guests on one wire). Opt-in with RDS_CHECK_WIRE=1 until
-# our rds_tcp reaches other hosts; then make it the default here
-# (Documentation/testbed.rst, "Two hosts"). RDS_CHECK_WIRE_PAIRS sets the
-# two-host pair, e.g. ours:intree for interop.
+# pair, then two guests on one wire): interop with Linux's in-tree RDS both
+# ways. RDS_CHECK_WIRE=0 leaves it out; RDS_CHECK_WIRE_PAIRS sets the
+# two-host pairs.
 wire_round() {
 	local log=$RESULTS/wire.log rc
-	RDS_IMPL=ours RESULTS=$RESULTS/wire WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:ours} \
+	RDS_IMPL=ours RESULTS=$RESULTS/wire \
+	WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:intree intree:ours} \
 		scripts/check-wire.sh --short --no-build > "$log" 2>&1
 	rc=$?
 	merge_tap "$RESULTS/wire/check-wire.tap" "wire: "
 	result "$rc" "RDS/TCP between two hosts (check-wire --short, exit $rc)" "$log"
 }
-if [ "$MODE" = normal ] && [ -z "$ROOT" ] && [ "${RDS_CHECK_WIRE:-0}" = 1 ]; then
+if [ "$MODE" = normal ] && [ -z "$ROOT" ] && [ "${RDS_CHECK_WIRE:-1}" = 1 ]; then
 	wire_round
 fi
 if [ "$MODE" = debug ]; then
