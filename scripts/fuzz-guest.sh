@@ -151,8 +151,14 @@ fi
 [ "$frc" = 0 ] && [ -n "$fcalls" ] && [ "$fcalls" -gt 0 ]
 result $? "rds-fuzz ran ${fcalls:-0} syscalls, every worker stopped (exit $frc)" "$OUT/rds-fuzz.log"
 
-# Every socket, message and MR the fuzzers made must be gone.
+# Every socket, message and MR the fuzzers made must be gone. Messages of
+# closed sockets to a peer that does not answer stay on their connection
+# until its attempt fails (minutes, for TCP): unloading rds_tcp destroys
+# those connections, and must free everything they held.
 objs=/sys/kernel/debug/rds/objects
+if [ -r "$objs" ] && grep -q '^rds_tcp ' /proc/modules; then
+	modprobe -r rds_tcp || echo "# rmmod rds_tcp after the fuzzers failed"
+fi
 if [ -r "$objs" ]; then
 	left=""
 	for i in $(seq 50); do
