@@ -93,6 +93,21 @@ tools/rds-stress -r 127.0.0.1 -p 4100 > /tmp/stress-rdma-passive.log 2>&1 &
 tools/rds-stress -r 127.0.0.1 -s 127.0.0.1 -p 4100 -t 1 -d 2 -T 3 -D 65536 -M 0 -v || status=1
 wait
 demo_transport "tcp (peer is local: carried by rds_loop, as in Linux)" 10.99.0.1 10.99.0.2 --transport tcp
+# A real TCP wire: two network namespaces joined by veth, each its own
+# RDS host with its own rds_tcp listener.
+section "tcp between two hosts (network namespaces over veth): rds-ping, rds-stress -v"
+. selftests/lib/netns_pair.sh
+if netns_pair_up; then
+	netns_a tools/rds-ping -c 3 -I 10.99.2.1 10.99.2.2 || status=1
+	netns_b tools/rds-stress -r 10.99.2.2 -p 4200 > /tmp/stress-tcp-passive.log 2>&1 &
+	sleep 0.5
+	netns_a tools/rds-stress -r 10.99.2.1 -s 10.99.2.2 -p 4200 -t 2 -d 4 -T 3 -v || status=1
+	wait
+	netns_a tools/rds-info -n -T
+	netns_pair_down
+else
+	echo "no network namespaces here"; status=1
+fi
 demo_transport "infiniband (rxe0)" 10.99.0.1 10.99.0.2 --transport ib
 demo_transport "iwarp (siw0)" 10.98.0.1 10.98.0.2 --transport iwarp
 

@@ -141,7 +141,13 @@ echo "trinity=${tcalls:-0} rds_fuzz=${fcalls:-0} seconds=$SECS" > "$OUT/counts"
 
 # SIGINT ends trinity with status 0 (130 if the signal ends it); a
 # kernel taint it saw is a failure (the log scan says which).
-if [ -n "$tpid" ]; then
+if [ -n "$tpid" ] && [ -z "$tcalls" ] && [ "$trc" = 139 ] &&
+   tail -n1 "$OUT/trinity.log" | grep -q 'socket cachefile. Regenerating'; then
+	# Trinity 1.9 now and then segfaults while it builds its socket
+	# cache, before it makes a single call: its bug, and no RDS call was
+	# tested (rds-fuzz and the log scan still were).
+	emit "ok $((n += 1)) - trinity # SKIP trinity crashed while starting up (exit 139), before any call"
+elif [ -n "$tpid" ]; then
 	[ -n "$tcalls" ] && [ "$tcalls" -gt 0 ] && { [ "$trc" = 0 ] || [ "$trc" = 130 ]; } &&
 		! grep -qi 'became tainted' "$OUT/trinity.log"
 	result $? "trinity on PF_RDS ran ${tcalls:-0} syscalls and stopped cleanly (exit $trc)" "$OUT/trinity.log"
