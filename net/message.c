@@ -78,6 +78,8 @@ static void rds_message_free(struct rds_message *rm)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
 	rds_rdma_op_free(rm->m_rdma);
+	if (rm->m_conn && test_bit(RDS_MSG_PONG, &rm->m_flags))
+		atomic_dec(&rm->m_conn->c_pongs);
 	if (rm->m_conn)
 		rds_conn_put(rm->m_conn);
 	kfree(rm);

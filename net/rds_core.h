@@ -42,6 +42,11 @@
  * our transports open parallel lanes: a Linux peer then uses lane 0.
  */
 #define RDS_LANES		1
+
+/* Pongs one connection may hold unsent or unacked: a peer that pings
+ * faster than it reads the answers is answered no further.
+ */
+#define RDS_MAX_PONGS		1024
 #define RDS_CONG_HASH_BITS	8
 
 /* Key of the bind table: what a socket is bound to. */

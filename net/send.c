@@ -552,6 +552,15 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		rds_message_put(rm);
 		return -ENETUNREACH;
 	}
+	if (atomic_read(&back->c_pongs) >= RDS_MAX_PONGS) {
+		spin_unlock_bh(&back->c_lock);
+		rds_conn_put(back);
+		rds_message_put(rm);
+		rds_stats_inc(rn, RDS_STAT_RECV_PING_UNANSWERED);
+		return -ENOBUFS;
+	}
+	atomic_inc(&back->c_pongs);
+	set_bit(RDS_MSG_PONG, &rm->m_flags);
 	rds_conn_get(back);
 	rm->m_conn = back;
 	rm->m_hdr.h_sequence = cpu_to_be64(back->c_next_tx_seq++);

@@ -46,6 +46,7 @@ enum rds_stat {
 	RDS_STAT_CONN_REAPED,		/* ours: idle connections reaped */
 	RDS_STAT_RECV_OVER_RCVBUF_WAIT,	/* ours: a wire waited for a reader */
 	RDS_STAT_RECV_DROP_BAD_HEADER,	/* ours: malformed frame, conn dropped */
+	RDS_STAT_RECV_PING_UNANSWERED,	/* ours: too many pongs unread */
 	RDS_STAT_MAX,
 };
 

@@ -70,6 +70,8 @@ enum {
  *	reference; only the transmit loop (transmit lock) and shutdown
  *	touch it
  * @c_xmit_pos: the transport's position in @c_xmit_rm
+ * @c_pongs: pongs queued and not yet freed: a peer that pings without
+ *	reading the answers gets no more beyond RDS_MAX_PONGS
  * @c_npaths: lanes the peer supports, from its NPATHS probe or pong;
  *	0 until known
  * @c_lcong: congestion map of the local address
@@ -112,6 +114,7 @@ struct rds_connection {
 	u64			c_next_rx_seq;
 	struct rds_message	*c_xmit_rm;
 	unsigned int		c_xmit_pos;
+	atomic_t		c_pongs;
 	u8			c_npaths;
 
 	struct rds_cong_map	*c_lcong;

@@ -51,6 +51,7 @@ enum {
 	RDS_MSG_ON_CONN,	/* on its connection's send or retransmit list */
 	RDS_MSG_HAS_ACK_SEQ,	/* m_ack_seq is valid */
 	RDS_MSG_RETRANSMITTED,	/* queued again after a reconnect */
+	RDS_MSG_PONG,		/* a pong: counted in m_conn->c_pongs */
 };
 
 /**
