@@ -222,6 +222,7 @@ static void rds_cong_queue_update(struct rds_connection *conn, void *map)
 	    rds_conn_state(conn) != RDS_CONN_UP)
 		return;
 	set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
+	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONG_UPDATE_QUEUED);
 	rds_send_kick(conn);
 }
 
@@ -247,7 +248,6 @@ void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
 		rds_cong_notify_monitors(rn, RDS_CONG_MONITOR_MASK(be16_to_cpu(rs->rs_bound.port)));
 		wake_up_interruptible_all(&rn->cong_waitq);
 	}
-	rds_stats_inc(rn, RDS_STAT_CONG_UPDATE_QUEUED);
 	rds_conn_for_each(rn, rds_cong_queue_update, rs->rs_cong_map);
 }
 

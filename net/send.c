@@ -75,13 +75,21 @@ static void rds_send_retire(struct list_head *list, int status)
 	}
 }
 
-/* Retire the messages at the head of @conn's retransmit list that
- * @acked accepts, stopping at the first it refuses.
+/**
+ * rds_send_drop_acked_fn - retire messages acked by the transport's rule
+ * @conn: the connection
+ * @acked: true if @rm is acked given @arg; false ends the walk (messages
+ *	are acked in order)
+ * @arg: e.g. TCP's snd_una
+ *
+ * For transports whose acks come from below (TCP), keyed by what the
+ * transport stored in rm->m_ack_seq before setting RDS_MSG_HAS_ACK_SEQ.
+ *
+ * Context: any.
  */
-static void rds_send_drop_acked_until(struct rds_connection *conn,
-				      bool (*acked)(struct rds_message *rm,
-						    u64 arg),
-				      u64 arg)
+void rds_send_drop_acked_fn(struct rds_connection *conn,
+			    bool (*acked)(struct rds_message *rm, u64 arg),
+			    u64 arg)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_message *rm, *tmp;
@@ -103,6 +111,7 @@ static void rds_send_drop_acked_until(struct rds_connection *conn,
 	rds_stats_add(rn, RDS_STAT_SEND_DROP_ACKED, n);
 	rds_send_retire(&list, RDS_RDMA_SUCCESS);
 }
+EXPORT_SYMBOL_GPL(rds_send_drop_acked_fn);
 
 static bool rds_send_seq_acked(struct rds_message *rm, u64 ack)
 {
@@ -118,29 +127,9 @@ static bool rds_send_seq_acked(struct rds_message *rm, u64 ack)
  */
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 {
-	rds_send_drop_acked_until(conn, rds_send_seq_acked, ack);
+	rds_send_drop_acked_fn(conn, rds_send_seq_acked, ack);
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked);
-
-/**
- * rds_send_drop_acked_fn - retire messages acked by the transport's rule
- * @conn: the connection
- * @acked: true if @rm is acked given @arg; false ends the walk (messages
- *	are acked in order)
- * @arg: e.g. TCP's snd_una
- *
- * For transports whose acks come from below (TCP), keyed by what the
- * transport stored in rm->m_ack_seq before setting RDS_MSG_HAS_ACK_SEQ.
- *
- * Context: any.
- */
-void rds_send_drop_acked_fn(struct rds_connection *conn,
-			    bool (*acked)(struct rds_message *rm, u64 arg),
-			    u64 arg)
-{
-	rds_send_drop_acked_until(conn, acked, arg);
-}
-EXPORT_SYMBOL_GPL(rds_send_drop_acked_fn);
 
 /* Take every message off @conn (teardown of a connection). */
 void rds_send_drop_all(struct rds_connection *conn)
@@ -348,7 +337,9 @@ static struct rds_message *rds_send_next(struct rds_connection *conn,
 		conn->c_xmit_rm = NULL;
 		rds_message_put(rm);
 	}
-	if (test_and_clear_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
+	/* Tested first: no locked operation per message when clear. */
+	if (test_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags) &&
+	    test_and_clear_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
 		rm = rds_cong_map_msg(conn);
 		if (!rm) {
 			set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
@@ -415,7 +406,8 @@ restart:
 		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_CONTENTION);
 		return 0;
 	}
-	clear_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags);
+	if (test_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags))
+		clear_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags);
 	if (rds_conn_state(conn) != RDS_CONN_UP) {
 		rds_conn_xmit_unlock(conn);
 		if (wq_has_sleeper(&conn->c_waitq))	/* implies a barrier */

@@ -43,6 +43,7 @@ struct rds_tcp_callbacks {
  * @t_hdr: header of the frame being received
  * @t_hdr_got: bytes of @t_hdr received
  * @t_tinc: message being received once its header is complete
+ * @t_data_len: payload length of the frame being received (RDS_INFO)
  * @t_data_got: bytes of @t_tinc's payload received
  * @t_broken: the peer sent garbage: discard the rest of the stream
  * @t_rx_waiting: @t_tinc is complete and was refused by a full receiver;
@@ -69,6 +70,7 @@ struct rds_tcp_conn {
 	struct rds_header	t_hdr;
 	unsigned int		t_hdr_got;
 	struct rds_tcp_incoming	*t_tinc;
+	u32			t_data_len;
 	u32			t_data_got;
 	bool			t_broken;
 	bool			t_rx_waiting;

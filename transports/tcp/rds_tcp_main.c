@@ -134,60 +134,62 @@ struct rds_tcp_info_arg {
 	bool			v6;
 };
 
-static void rds_tcp_info_one(struct rds_connection *conn, void *arg)
+/* One connection's record, in the IPv6 layout; false if it has no
+ * socket. The receive-side numbers are read unlocked: a snapshot.
+ */
+static bool rds_tcp_info_fill(struct rds_connection *conn,
+			      struct rds6_info_tcp_socket *ts)
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
-	struct rds_tcp_info_arg *ia = arg;
-	__be16 sport, dport;
-	u64 hdr_rem, data_rem;
-	struct inet_sock *inet;
+	unsigned int hdr_got = READ_ONCE(tc->t_hdr_got);
 	bool up;
 
-	if (!ia->v6 && conn->c_isv6)
-		return;
 	spin_lock_bh(&tc->t_lock);
 	up = tc->t_sock;
 	if (up) {
-		inet = inet_sk(tc->t_sock->sk);
-		sport = inet->inet_sport;
-		dport = inet->inet_dport;
+		ts->local_port = inet_sk(tc->t_sock->sk)->inet_sport;
+		ts->peer_port = inet_sk(tc->t_sock->sk)->inet_dport;
 	}
 	spin_unlock_bh(&tc->t_lock);
 	if (!up)
+		return false;
+	ts->local_addr = conn->c_laddr;
+	ts->peer_addr = conn->c_faddr;
+	ts->hdr_rem = sizeof(struct rds_header) - hdr_got;
+	if (hdr_got == sizeof(struct rds_header))
+		ts->data_rem = READ_ONCE(tc->t_data_len) -
+			       READ_ONCE(tc->t_data_got);
+	ts->last_sent_nxt = READ_ONCE(tc->t_last_sent_nxt);
+	ts->last_expected_una = READ_ONCE(tc->t_last_expected_una);
+	ts->last_seen_una = READ_ONCE(tc->t_last_seen_una);
+	return true;
+}
+
+static void rds_tcp_info_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_tcp_info_arg *ia = arg;
+	struct rds6_info_tcp_socket ts6 = {};
+	struct rds_info_tcp_socket ts = {};
+
+	if (!ia->v6 && conn->c_isv6)
 		return;
-	hdr_rem = sizeof(struct rds_header) - READ_ONCE(tc->t_hdr_got);
-	data_rem = 0;
-	if (READ_ONCE(tc->t_tinc))
-		hdr_rem = 0;
-
+	if (!rds_tcp_info_fill(conn, &ts6))
+		return;
 	if (ia->v6) {
-		struct rds6_info_tcp_socket ts = {};
-
-		ts.local_addr = conn->c_laddr;
-		ts.local_port = sport;
-		ts.peer_addr = conn->c_faddr;
-		ts.peer_port = dport;
-		ts.hdr_rem = hdr_rem;
-		ts.data_rem = data_rem;
-		ts.last_sent_nxt = READ_ONCE(tc->t_last_sent_nxt);
-		ts.last_expected_una = READ_ONCE(tc->t_last_expected_una);
-		ts.last_seen_una = READ_ONCE(tc->t_last_seen_una);
-		rds_info_emit(ia->b, &ts);
-	} else {
-		struct rds_info_tcp_socket ts = {};
-
-		ts.local_addr = conn->c_laddr.s6_addr32[3];
-		ts.local_port = sport;
-		ts.peer_addr = conn->c_faddr.s6_addr32[3];
-		ts.peer_port = dport;
-		ts.hdr_rem = hdr_rem;
-		ts.data_rem = data_rem;
-		ts.last_sent_nxt = READ_ONCE(tc->t_last_sent_nxt);
-		ts.last_expected_una = READ_ONCE(tc->t_last_expected_una);
-		ts.last_seen_una = READ_ONCE(tc->t_last_seen_una);
-		ts.tos = conn->c_tos;
-		rds_info_emit(ia->b, &ts);
+		rds_info_emit(ia->b, &ts6);
+		return;
 	}
+	ts.local_addr = ts6.local_addr.s6_addr32[3];
+	ts.local_port = ts6.local_port;
+	ts.peer_addr = ts6.peer_addr.s6_addr32[3];
+	ts.peer_port = ts6.peer_port;
+	ts.hdr_rem = ts6.hdr_rem;
+	ts.data_rem = ts6.data_rem;
+	ts.last_sent_nxt = ts6.last_sent_nxt;
+	ts.last_expected_una = ts6.last_expected_una;
+	ts.last_seen_una = ts6.last_seen_una;
+	ts.tos = conn->c_tos;
+	rds_info_emit(ia->b, &ts);
 }
 
 static void rds_tcp_info4(struct net *net, struct rds_info_buf *b)

@@ -175,6 +175,7 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			if (!tc->t_tinc)
 				goto stop;
 			tc->t_data_got = 0;
+			WRITE_ONCE(tc->t_data_len, tc->t_tinc->ti_len);
 		}
 		n = min_t(size_t, left, tc->t_tinc->ti_len - tc->t_data_got);
 		if (n) {
