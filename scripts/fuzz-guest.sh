@@ -125,10 +125,38 @@ hang_dump() {
 (sleep $((SECS + 150)); hang_dump) &
 wpid=$!
 
+# The network side, beside the syscall fuzzers: rds-wire-peer sends
+# random, structure-aware RDS/TCP frames from one namespace to rds_tcp in
+# another (selftests/lib/netns_pair.sh), while the TCP buffer sysctls
+# change under the connections (each write drops them).
+wire_pid="" churn_pid=""
+if [ "${WIRE_FUZZ:-1}" = 1 ] && grep -q '^rds_tcp ' /proc/modules &&
+   . "$REPO/selftests/lib/netns_pair.sh" && netns_pair_up; then
+	netns_a "$REPO/selftests/wire/rds-wire-peer" -s 10.99.2.1 -t 10.99.2.2 \
+		--seconds "$SECS" fuzz > "$OUT/wire-fuzz.log" 2>&1 &
+	wire_pid=$!
+	(while :; do
+		for v in 0 4096 65536 1048576; do
+			netns_b sysctl -qw net.rds.tcp.rds_tcp_sndbuf=$v \
+				net.rds.tcp.rds_tcp_rcvbuf=$((v * 2))
+			sleep 3
+		done
+	done) > /dev/null 2>&1 &
+	churn_pid=$!
+fi
+
 (cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
 	> "$OUT/rds-fuzz.log" 2>&1
 frc=$?
 kill "$wpid" "$hbpid" 2>/dev/null
+wrc=0
+if [ -n "$wire_pid" ]; then
+	wait "$wire_pid"
+	wrc=$?
+	kill "$churn_pid" 2>/dev/null
+	wait "$churn_pid" 2>/dev/null
+	netns_pair_down
+fi
 stop_trinity
 trc=0
 [ -n "$tpid" ] && { wait "$tpid"; trc=$?; }
@@ -156,6 +184,15 @@ else
 fi
 [ "$frc" = 0 ] && [ -n "$fcalls" ] && [ "$fcalls" -gt 0 ]
 result $? "rds-fuzz ran ${fcalls:-0} syscalls, every worker stopped (exit $frc)" "$OUT/rds-fuzz.log"
+
+if [ -n "$wire_pid" ]; then
+	grep 'rds-wire-peer fuzz: seed .* frames' "$OUT/wire-fuzz.log" | sed 's/^/# /'
+	[ "$wrc" = 0 ] && grep -q 'target alive' "$OUT/wire-fuzz.log"
+	result $? "rds-wire-peer fuzzed rds_tcp from the wire, target alive (exit $wrc)" \
+		"$OUT/wire-fuzz.log"
+else
+	emit "ok $((n += 1)) - rds-wire-peer wire fuzz # SKIP no rds_tcp or no namespaces (WIRE_FUZZ=${WIRE_FUZZ:-1})"
+fi
 
 # Every socket, message and MR the fuzzers made must be gone. Messages of
 # closed sockets to a peer that does not answer stay on their connection
