@@ -28,10 +28,12 @@ netns_a() { ip netns exec "$NETNS_A" "$@"; }
 netns_b() { ip netns exec "$NETNS_B" "$@"; }
 
 # One end: loopback up, DAD off before the link comes up (so the
-# link-local address is not tentative either), the addresses.
+# link-local address is not tentative either), IPv6 addresses kept when
+# the link goes down (tests that flap it), the addresses.
 netns_pair_end() {	# NETNS DEV IP IP6
 	ip -n "$1" link set lo up &&
-	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.accept_dad=0" &&
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.accept_dad=0" \
+		"net.ipv6.conf.$2.keep_addr_on_down=1" &&
 	ip -n "$1" link set "$2" up &&
 	ip -n "$1" addr add "$3/24" dev "$2" &&
 	ip -n "$1" -6 addr add "$4/64" dev "$2" nodad

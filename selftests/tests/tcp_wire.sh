@@ -12,36 +12,21 @@ cd "$(dirname "$0")/.." || exit 1
 REPO=$(cd .. && pwd)
 T=$REPO/tools
 WC=$PWD/wirecheck/rds-wirecheck
-A=rdsw-a B=rdsw-b
-A4=10.77.0.1 B4=10.77.0.2 A6=fd77::1 B6=fd77::2
 PORT=5200
 WORK=$(mktemp -d /tmp/rds-tcp-wire.XXXXXX)
+. lib/netns_pair.sh
+A=$NETNS_A B=$NETNS_B
+A4=$NETNS_A_IP B4=$NETNS_B_IP A6=$NETNS_A_IP6 B6=$NETNS_B_IP6
 
 cleanup() {
 	pkill -f "rds-wirecheck send" 2>/dev/null
-	ip netns del $A 2>/dev/null
-	ip netns del $B 2>/dev/null
+	netns_pair_down 2>/dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-in_a() { ip netns exec $A "$@"; }
-in_b() { ip netns exec $B "$@"; }
-
-setup() {
-	cleanup 2>/dev/null
-	WORK=$(mktemp -d /tmp/rds-tcp-wire.XXXXXX)
-	ip netns add $A && ip netns add $B &&
-	ip link add va netns $A type veth peer name vb netns $B &&
-	ip -n $A link set lo up && ip -n $B link set lo up &&
-	ip -n $A addr add $A4/24 dev va && ip -n $B addr add $B4/24 dev vb &&
-	ip -n $A addr add $A6/64 dev va nodad &&
-	ip -n $B addr add $B6/64 dev vb nodad &&
-	ip -n $A link set va up && ip -n $B link set vb up &&
-	# A link taken down keeps its IPv6 addresses (the flap test).
-	ip netns exec $A sysctl -qw net.ipv6.conf.va.keep_addr_on_down=1 &&
-	ip netns exec $B sysctl -qw net.ipv6.conf.vb.keep_addr_on_down=1
-}
+in_a() { netns_a "$@"; }
+in_b() { netns_b "$@"; }
 
 counter() {	# counter NETNS NAME: the RDS_INFO_COUNTERS value
 	ip netns exec "$1" "$T/rds-info" -c 2>/dev/null |
@@ -89,17 +74,14 @@ reset_tcp() {	# kill the RDS/TCP connections of namespace $1 N times
 
 flap_link() {
 	sleep 1.5
-	ip -n $A link set va down
+	ip -n $A link set rdsva down
 	sleep 2
-	ip -n $A link set va up
+	ip -n $A link set rdsva up
 	echo "link flapped"
 }
 
 netem_on() {	# netem on both ends of the wire
-	tc -n $A qdisc add dev va root netem loss 5% duplicate 1% \
-		reorder 25% 50% corrupt 0.1% delay 1ms &&
-	tc -n $B qdisc add dev vb root netem loss 5% duplicate 1% \
-		reorder 25% 50% corrupt 0.1% delay 1ms
+	netns_pair_netem loss 5% duplicate 1% reorder 25% 50% corrupt 0.1% delay 1ms
 }
 
 ping_both() {	# rds-ping each way, IPv4 then IPv6
@@ -123,7 +105,7 @@ tcp_info_lists() {	# rds-info -T in A shows the TCP socket to B
 }
 
 tap_plan 11
-if ! setup; then
+if ! netns_pair_up; then
 	for i in $(seq 11); do tap_skip "tcp wire $i" "no veth/netns in this guest"; done
 	exit 0
 fi
