@@ -63,12 +63,18 @@ wirecheck() {
 }
 
 reset_tcp() {	# kill the RDS/TCP connections of namespace $1 N times
-	local i
+	local i info
+	# RDS_INFO_TCP_SOCKETS reads each connection's socket while the
+	# resets take it away: a race test of that lockless reader.
+	(while :; do ip netns exec "$1" "$T/rds-info" -T > /dev/null; done) &
+	info=$!
 	for ((i = 0; i < $2; i++)); do
 		sleep 1.5
 		ip netns exec "$1" ss -K state established \
 			'( sport = :16385 or dport = :16385 )' >/dev/null
 	done
+	kill $info
+	wait $info 2>/dev/null
 	echo "reset $2 times"
 }
 
