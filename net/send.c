@@ -276,6 +276,11 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 		return true;
 	}
 	rs->rs_snd_bytes += charge;
+	/* A sender past half its budget needs acks soon to go on: ask the
+	 * peer for one (transports with RDS-level acks honour it).
+	 */
+	if (rs->rs_snd_bytes > rds_sk_sndbuf(rs) / 2)
+		rm->m_hdr.h_flags |= RDS_FLAG_ACK_REQUIRED;
 	rds_conn_get(conn);
 	rds_message_get(rm);
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);

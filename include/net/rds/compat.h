@@ -48,4 +48,11 @@ rds_register_net_sysctl(struct net *net, const char *path,
 #endif
 }
 
+/* get_unaligned_*() and put_unaligned_*(): a generic header since 6.12. */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #endif /* _NET_RDS_COMPAT_H */
