@@ -59,8 +59,7 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 }
 
 /* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
-void rds_rdma_qp_teardown(struct rds_connection *conn,
-				 struct rdma_cm_id *id)
+void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 

@@ -193,6 +193,9 @@ static bool rds_rdma_ring_full(struct rds_rdma_conn *ic)
 	if (atomic_read(&ic->i_send_used) < ic->i_send_ring)
 		return false;
 	set_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags);
+	/* Set the bit before looking again; the completion frees slots
+	 * before looking at the bit.
+	 */
 	smp_mb__after_atomic();
 	if (atomic_read(&ic->i_send_used) < ic->i_send_ring) {
 		clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags);
