@@ -138,8 +138,21 @@ static void rds_mr_uncharge(struct mm_struct *mm, unsigned int npages)
 	}
 }
 
+/* Take the transport's registration away: after this no peer reaches
+ * the pages. Process context.
+ */
+static void rds_mr_unregister(struct rds_mr *mr)
+{
+	if (!mr->r_tdata)
+		return;
+	mr->r_trans->mr_free(mr);
+	mr->r_tdata = NULL;
+	module_put(mr->r_trans->owner);
+}
+
 static void rds_mr_free(struct rds_mr *mr)
 {
+	rds_mr_unregister(mr);
 	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, true);
 	rds_mr_uncharge(mr->r_mm, mr->r_npages);
 	kvfree(mr->r_pages);
@@ -162,6 +175,8 @@ static void rds_mr_kill(struct rds_mr *mr)
 	mutex_lock(&mr->r_lock);
 	mr->r_dead = true;
 	mutex_unlock(&mr->r_lock);
+	/* RDS_FREE_MR's promise: an adapter stops reaching it now. */
+	rds_mr_unregister(mr);
 	rds_mr_put(mr);
 }
 
@@ -219,14 +234,25 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	mr->r_npages = npages;
 	rds_obj_inc(RDS_OBJ_MR);
 
-	/* A transport's key may be live in this socket already (an adapter
-	 * key from another socket's region cannot be: keys are per device).
+	/* A minted key may be live in this socket already (an adapter's
+	 * cannot: its keys are unique per device): register again.
 	 */
+	mr->r_trans = trans;
 	tries = 0;
 	do {
-		mr->r_key = trans->mr_key(&rs->rs_mr_keygen);
+		ret = trans->mr_register(mr, rds_sock_net(rs),
+					 &rs->rs_bound.addr,
+					 &rs->rs_mr_keygen);
+		if (ret)
+			break;
+		if (trans->mr_free && mr->r_tdata)
+			__module_get(trans->owner);
+		else
+			mr->r_tdata = NULL;
 		ret = mr->r_key ? xa_insert(&rs->rs_mrs, mr->r_key, mr,
 					    GFP_KERNEL_ACCOUNT) : -EBUSY;
+		if (ret)
+			rds_mr_unregister(mr);
 	} while (ret == -EBUSY && ++tries < 16);
 	if (ret) {
 		rds_mr_put(mr);

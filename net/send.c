@@ -173,14 +173,24 @@ void rds_send_drop_orphans(struct rds_connection *conn)
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
-/* After a disconnect, unacked messages go out again, in order, flagged. */
+/* After a disconnect, unacked messages go out again, in order, flagged;
+ * those carrying RDMA are dropped instead (an RDMA is never done twice:
+ * the first may have reached the peer's memory), as Linux does. Their
+ * senders learn the operation's outcome, or RDS_RDMA_DROPPED.
+ */
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
-	struct rds_message *rm;
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(dropped);
 	int n = 0;
 
 	spin_lock_bh(&conn->c_lock);
-	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
+		if (rm->m_rdma) {
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			list_move_tail(&rm->m_conn_item, &dropped);
+			continue;
+		}
 		n++;
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
 		clear_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags);
@@ -188,6 +198,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 	if (n)
 		trace_rds_retransmit(conn, n, 0);
 }

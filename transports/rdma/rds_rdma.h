@@ -27,6 +27,7 @@
 #include <rdma/rdma_cm.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
+#include <net/rds/rdma.h>
 #include <net/rds/transport.h>
 #include <net/rds/wire.h>
 
@@ -36,6 +37,12 @@
 
 /* Address and route resolution give up after this long. */
 #define RDS_RDMA_RESOLVE_MS	5000
+
+/* RDMA operations of one connection in flight, and the work requests
+ * they may use between them (rdma_rw splits a vector into several).
+ */
+#define RDS_RDMA_MAX_CTXS	64
+#define RDS_RDMA_RW_WRS		256
 
 /* Protocol minor versions we speak (3.0 and 3.1); a Linux peer sends it. */
 #define RDS_RDMA_MINOR_MASK	0x0003
@@ -170,6 +177,7 @@ enum {
 	RDS_RDMA_ACK_WANTED,	/* the peer asked for an ack */
 	RDS_RDMA_ACK_IN_FLIGHT,	/* the ack slot is posted */
 	RDS_RDMA_RX_DYING,	/* shutdown: post no more receives */
+	RDS_RDMA_RDMA_STALLED,	/* xmit_rdma found no room: kick on release */
 };
 
 /**
@@ -181,6 +189,7 @@ enum {
  * @i_cm_id: the CM id of the current attempt or connection, or NULL
  * @i_qp: its queue pair once created
  * @i_dev: the device of @i_qp (a user reference)
+ * @i_cm_port: the device port of @i_cm_id (rdma_rw)
  * @i_send_cq: send completions
  * @i_recv_cq: receive completions
  * @i_version: negotiated protocol version (0x0301)
@@ -200,6 +209,9 @@ enum {
  * @i_ack_sge: the ack's header
  * @i_ack_wr: the ack's work request
  * @i_peer_acked: highest ack the peer sent
+ * @i_rdma_wr_avail: work requests RDMA operations may still post
+ * @i_rdma_ctxs: RDMA operations posted and not yet released
+ * @i_rdma_wait: woken when @i_rdma_ctxs drops to 0
  * @i_rx_lock: serializes the receive path (completions and the worker)
  * @i_recv_ring: slots in the receive ring
  * @i_recvs: the receive ring
@@ -222,6 +234,7 @@ struct rds_rdma_conn {
 	struct rdma_cm_id	*i_cm_id;
 	struct ib_qp		*i_qp;
 	struct rds_rdma_dev	*i_dev;
+	u32			i_cm_port;
 	struct ib_cq		*i_send_cq;
 	struct ib_cq		*i_recv_cq;
 	u16			i_version;
@@ -242,6 +255,9 @@ struct rds_rdma_conn {
 	struct ib_sge		i_ack_sge;
 	struct ib_send_wr	i_ack_wr;
 	u64			i_peer_acked;
+	atomic_t		i_rdma_wr_avail;
+	atomic_t		i_rdma_ctxs;
+	wait_queue_head_t	i_rdma_wait;
 
 	spinlock_t		i_rx_lock;	/* receive path */
 	u32			i_recv_ring;
@@ -346,6 +362,15 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 void rds_rdma_send_ack(struct rds_connection *conn);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
 u64 rds_rdma_ack_seq(struct rds_connection *conn);
+
+/* rds_rdma_rdma.c */
+int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm);
+void rds_rdma_rdma_drain(struct rds_connection *conn);
+
+/* rds_rdma_mr.c */
+int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
+			 const struct in6_addr *laddr, struct rds_mr_keygen *kg);
+void rds_rdma_mr_free(struct rds_mr *mr);
 
 /* rds_rdma_recv.c */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);

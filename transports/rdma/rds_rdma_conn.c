@@ -19,6 +19,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	spin_lock_init(&ic->i_rx_lock);
 	INIT_LIST_HEAD(&ic->i_rx_backlog);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
+	init_waitqueue_head(&ic->i_rdma_wait);
 	return 0;
 }
 
@@ -73,6 +74,8 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		 * returns, so the rings are ours again.
 		 */
 		ib_drain_qp(ic->i_qp);
+		/* Released from a work item that still uses the QP. */
+		rds_rdma_rdma_drain(conn);
 		rdma_destroy_qp(id);
 		ic->i_qp = NULL;
 	}
@@ -150,9 +153,14 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	attr.qp_context = conn;
 	attr.send_cq = ic->i_send_cq;
 	attr.recv_cq = ic->i_recv_cq;
-	attr.cap.max_send_wr = ic->i_send_ring + 1;
+	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS;
 	attr.cap.max_recv_wr = ic->i_recv_ring;
-	attr.cap.max_send_sge = 2;
+	/* More than our SENDs need: rdma_rw puts that many pages in one
+	 * READ or WRITE.
+	 */
+	attr.cap.max_send_sge = clamp_t(int, ibdev->attrs.max_send_sge, 2, 16);
+	attr.cap.max_rdma_ctxs = RDS_RDMA_MAX_CTXS;
+	attr.port_num = id->port_num;
 	attr.cap.max_recv_sge = 2;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
@@ -160,6 +168,8 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	if (ret)
 		goto err;
 	ic->i_qp = id->qp;
+	ic->i_cm_port = id->port_num;
+	atomic_set(&ic->i_rdma_wr_avail, RDS_RDMA_RW_WRS);
 
 	rds_rdma_recv_fill(conn);
 	return 0;

@@ -15,6 +15,7 @@
  * is a header-only SEND from its own slot, one in flight at a time.
  */
 #include <linux/slab.h>
+#include <net/rds/rdma.h>
 
 #include "rds_rdma.h"
 
@@ -256,6 +257,9 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 		flags = IB_SEND_SIGNALED;
 	if (flags & IB_SEND_SIGNALED)
 		ic->i_send_unsignaled = 0;
+	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. */
+	if (!frag && rm->m_rdma && rm->m_rdma->op_fence)
+		flags |= IB_SEND_FENCE;
 	s->s_wr.send_flags = flags;
 	s->s_wr.next = NULL;
 
