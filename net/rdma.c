@@ -249,8 +249,8 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 			__module_get(trans->owner);
 		else
 			mr->r_tdata = NULL;
-		ret = mr->r_key ? xa_insert(&rs->rs_mrs, mr->r_key, mr,
-					    GFP_KERNEL_ACCOUNT) : -EBUSY;
+		ret = mr->r_key ? xa_insert_bh(&rs->rs_mrs, mr->r_key, mr,
+					       GFP_KERNEL_ACCOUNT) : -EBUSY;
 		if (ret)
 			rds_mr_unregister(mr);
 	} while (ret == -EBUSY && ++tries < 16);
@@ -273,7 +273,7 @@ free_mr:
 /* Take the region named by @key out of @rs's table and kill it. */
 static int rds_mr_remove(struct rds_sock *rs, u32 key)
 {
-	struct rds_mr *mr = key ? xa_erase(&rs->rs_mrs, key) : NULL;
+	struct rds_mr *mr = key ? xa_erase_bh(&rs->rs_mrs, key) : NULL;
 
 	if (!mr)
 		return -EINVAL;
@@ -399,7 +399,7 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 	unsigned long key;
 
 	xa_for_each(&rs->rs_mrs, key, mr) {
-		if (xa_cmpxchg(&rs->rs_mrs, key, mr, NULL, 0) == mr)
+		if (xa_cmpxchg_bh(&rs->rs_mrs, key, mr, NULL, 0) == mr)
 			rds_mr_kill(mr);
 	}
 }
@@ -431,7 +431,7 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 				 conn->c_dev_if);
 	if (!acc->rs || !key)
 		return false;
-	xa_lock(&acc->rs->rs_mrs);
+	xa_lock_bh(&acc->rs->rs_mrs);
 	mr = xa_load(&acc->rs->rs_mrs, key);
 	if (mr && mr->r_use_once && mr->r_claimed)
 		mr = NULL;
@@ -443,7 +443,7 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 		mr->r_claimed = true;
 		refcount_inc(&mr->r_refcount);
 	}
-	xa_unlock(&acc->rs->rs_mrs);
+	xa_unlock_bh(&acc->rs->rs_mrs);
 	if (!mr)
 		return false;
 	acc->mr = mr;
@@ -469,7 +469,7 @@ void rds_mr_access_end(struct rds_mr_access *acc)
 			mr->r_dead = true;
 		mutex_unlock(&mr->r_lock);
 		if (mr->r_use_once &&
-		    xa_cmpxchg(&acc->rs->rs_mrs, mr->r_key, mr, NULL, 0) == mr)
+		    xa_cmpxchg_bh(&acc->rs->rs_mrs, mr->r_key, mr, NULL, 0) == mr)
 			rds_mr_put(mr);		/* the table's */
 		rds_mr_put(mr);
 	}
@@ -836,6 +836,47 @@ void rds_rdma_set_exthdrs(struct rds_message *rm)
 
 		rds_hdr_add_ext(&rm->m_hdr, RDS_EXTHDR_RDMA_DEST, &ext,
 				sizeof(ext));
+	}
+}
+
+static void rds_mr_kill_worker(struct work_struct *work)
+{
+	rds_mr_kill(container_of(work, struct rds_mr, r_kill_w));
+}
+
+/**
+ * rds_rdma_recv_used - a message says the peer used one of our regions
+ * @rs: the socket the message is for
+ * @hdr: its header; RDS_EXTHDR_RDMA names the region's key
+ *
+ * A use-once region dies: out of the table now, invalidated (which may
+ * sleep) from process context soon after, as Linux does on receive.
+ *
+ * Context: the transport's receive path (softirq).
+ */
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr)
+{
+	struct rds_ext_header_rdma ext;
+	struct rds_mr *mr;
+	u32 key;
+
+	if (!rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA, &ext))
+		return;
+	key = be32_to_cpu(ext.h_rdma_rkey);
+	if (!key)
+		return;
+	xa_lock_bh(&rs->rs_mrs);
+	mr = xa_load(&rs->rs_mrs, key);
+	if (mr && mr->r_use_once && !mr->r_claimed) {
+		mr->r_claimed = true;
+		__xa_erase(&rs->rs_mrs, key);
+	} else {
+		mr = NULL;
+	}
+	xa_unlock_bh(&rs->rs_mrs);
+	if (mr) {
+		INIT_WORK(&mr->r_kill_w, rds_mr_kill_worker);
+		queue_work(rds_wq, &mr->r_kill_w);	/* the table's ref */
 	}
 }
 

@@ -357,6 +357,7 @@ int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
 			 struct msghdr *msg);
 void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
 void rds_rdma_set_exthdrs(struct rds_message *rm);
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
 u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
 void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 			    int status);

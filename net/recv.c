@@ -80,6 +80,9 @@ static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 	}
 	sk = rds_rs_to_sk(rs);
 	len = be32_to_cpu(hdr->h_len);
+	/* The peer's RDMA into a use-once region of ours is done. */
+	if (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)
+		rds_rdma_recv_used(rs, hdr);
 
 	spin_lock_bh(&rs->rs_lock);
 	if (sock_flag(sk, SOCK_DEAD)) {

@@ -19,6 +19,8 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -98,26 +100,55 @@ struct rds_rdma_flavor {
 };
 
 static inline const struct rds_rdma_flavor *
+rds_rdma_flavor_of_trans(const struct rds_transport *trans)
+{
+	return container_of(trans, struct rds_rdma_flavor, trans);
+}
+
+static inline const struct rds_rdma_flavor *
 rds_rdma_flavor_of(const struct rds_connection *conn)
 {
-	return container_of(conn->c_trans, struct rds_rdma_flavor, trans);
+	return rds_rdma_flavor_of_trans(conn->c_trans);
 }
+
+struct rds_rdma_regqp;
+
+/* Memory region pool classes (rds_rdma_mr.c). */
+#define RDS_RDMA_FRMR_CLASSES	2
 
 /**
  * struct rds_rdma_dev - a device the engine uses
  * @ibdev: the device
- * @pd: protection domain of every queue pair on it
+ * @pd: protection domain of every queue pair and region on it
+ * @refs: the structure's: the client holds one, each pooled region one
  * @users: connections with a queue pair on it, plus one while it lives
- * @dead: being removed: no new queue pair
+ * @dead: being removed: no new queue pair or registration
  * @wait: woken when @users drops
- * @list: on rds_rdma_devs
+ * @reg_rwsem: registrations hold it for read, removal for write
+ * @regqp_mutex: serializes making @regqp
+ * @regqp: the registration queue pair, made on first use
+ * @reg_slots: requests the registration queue pair may have posted
+ * @frmr_lock: protects the pool below
+ * @frmr_free: regions ready for reuse, per class
+ * @frmr_live: regions registered (or being registered)
+ * @frmr_count: regions per class, free or live
+ * @list: on the engine's list of devices while not dead
  */
 struct rds_rdma_dev {
 	struct ib_device	*ibdev;
 	struct ib_pd		*pd;
+	refcount_t		refs;
 	refcount_t		users;
 	bool			dead;
 	wait_queue_head_t	wait;
+	struct rw_semaphore	reg_rwsem;
+	struct mutex		regqp_mutex;	/* making regqp */
+	struct rds_rdma_regqp	*regqp;
+	struct semaphore	reg_slots;
+	struct mutex		frmr_lock;	/* the pool */
+	struct list_head	frmr_free[RDS_RDMA_FRMR_CLASSES];
+	struct list_head	frmr_live;
+	unsigned int		frmr_count[RDS_RDMA_FRMR_CLASSES];
 	struct list_head	list;
 };
 
@@ -187,6 +218,9 @@ enum {
  *	(connect, accept, shutdown; CM handlers of an id that is no longer
  *	@i_cm_id do nothing)
  * @i_cm_id: the CM id of the current attempt or connection, or NULL
+ * @i_cm_active: @i_cm_id is our own request (not one we accepted)
+ * @i_stale_id: our request that gave way to the peer's, destroyed by the
+ *	next shutdown
  * @i_qp: its queue pair once created
  * @i_dev: the device of @i_qp (a user reference)
  * @i_cm_port: the device port of @i_cm_id (rdma_rw)
@@ -232,6 +266,8 @@ enum {
 struct rds_rdma_conn {
 	struct mutex		i_cm_mutex;	/* i_cm_id, i_qp */
 	struct rdma_cm_id	*i_cm_id;
+	bool			i_cm_active;
+	struct rdma_cm_id	*i_stale_id;
 	struct ib_qp		*i_qp;
 	struct rds_rdma_dev	*i_dev;
 	u32			i_cm_port;
@@ -283,6 +319,7 @@ static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
 /* Counters, with Linux's names where the meaning is the same. */
 enum rds_rdma_stat {
 	RDS_RDMA_STAT_CONNECT_RACED,
+	RDS_RDMA_STAT_CONNECT_YIELDED,
 	RDS_RDMA_STAT_LISTEN_CLOSED_STALE,
 	RDS_RDMA_STAT_EVT_HANDLER_CALL,
 	RDS_RDMA_STAT_TX_CQ_EVENT,
@@ -301,6 +338,14 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_CONNECT_REFUSED,
 	RDS_RDMA_STAT_RX_BAD_FRAGMENT,
 	RDS_RDMA_STAT_RX_BACKLOG,
+	RDS_RDMA_STAT_MR_8K_ALLOC,
+	RDS_RDMA_STAT_MR_8K_FREE,
+	RDS_RDMA_STAT_MR_8K_REUSED,
+	RDS_RDMA_STAT_MR_8K_POOL_DEPLETED,
+	RDS_RDMA_STAT_MR_1M_ALLOC,
+	RDS_RDMA_STAT_MR_1M_FREE,
+	RDS_RDMA_STAT_MR_1M_REUSED,
+	RDS_RDMA_STAT_MR_1M_POOL_DEPLETED,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -328,6 +373,10 @@ int rds_rdma_dev_init(void);
 void rds_rdma_dev_exit(void);
 struct rds_rdma_dev *rds_rdma_dev_get(struct ib_device *ibdev);
 void rds_rdma_dev_put(struct rds_rdma_dev *dev);
+void rds_rdma_dev_struct_put(struct rds_rdma_dev *dev);
+struct rds_rdma_dev *rds_rdma_dev_by_addr(struct net *net,
+					  const struct in6_addr *addr,
+					  unsigned int node_type);
 int rds_rdma_laddr_check(struct net *net, const struct in6_addr *addr,
 			 __u32 scope_id, unsigned int node_type);
 
@@ -371,6 +420,16 @@ void rds_rdma_rdma_drain(struct rds_connection *conn);
 int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
 			 const struct in6_addr *laddr, struct rds_mr_keygen *kg);
 void rds_rdma_mr_free(struct rds_mr *mr);
+void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev);
+
+/* rds_rdma_regqp.c */
+struct rds_rdma_regqp *rds_rdma_regqp_create(struct rds_rdma_dev *dev,
+					     struct net *net,
+					     const struct in6_addr *laddr);
+void rds_rdma_regqp_free(struct rds_rdma_regqp *rq);
+int rds_rdma_regqp_post(struct rds_rdma_regqp *rq, struct ib_send_wr *wr);
+bool rds_rdma_regqp_broken(struct rds_rdma_regqp *rq);
+void rds_rdma_regqp_set_broken(struct rds_rdma_regqp *rq);
 
 /* rds_rdma_recv.c */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);

@@ -143,6 +143,36 @@ static int rds_rdma_cm_reject(struct rdma_cm_id *id)
 	return 1;	/* the CM destroys @id */
 }
 
+/*
+ * Both ends connect at once (both have traffic): each finds the other's
+ * request while connecting. Linux refuses it and lets random back-off
+ * sort the two out, which in lockstep (two addresses of one host, or two
+ * of ours) can go on for long. We break the tie: the lower address's
+ * request wins, so the higher side gives up its own attempt and accepts.
+ * A Linux peer still refuses ours, which then loses nothing.
+ *
+ * May @conn, CONNECTING, take the peer's request? Its own attempt, if
+ * any, becomes stale (destroyed with the next shutdown).
+ */
+static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
+		return false;
+	/* The core's connect worker has not run yet: it will find this. */
+	if (!ic->i_cm_id)
+		return true;
+	if (!ic->i_cm_active || ic->i_stale_id || !rds_conn_peer_is_lower(conn))
+		return false;
+	rds_rdma_qp_teardown(conn, ic->i_cm_id);
+	ic->i_stale_id = ic->i_cm_id;
+	ic->i_cm_id = NULL;
+	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_YIELDED);
+	return true;
+}
+
 /* A peer asks to connect: accept it on the connection it names. */
 static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
@@ -194,7 +224,8 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	ic = rds_rdma_conn(conn);
 
 	mutex_lock(&ic->i_cm_mutex);
-	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING)) {
+	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING) &&
+	    !rds_rdma_cm_yield_locked(conn)) {
 		if (rds_conn_state(conn) == RDS_CONN_UP) {
 			/* The peer lost the connection we still have. */
 			rds_rdma_stat_inc(RDS_RDMA_STAT_LISTEN_CLOSED_STALE);
@@ -222,6 +253,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto drop;
 	}
 	ic->i_cm_id = id;
+	ic->i_cm_active = false;
 	rds_rdma_cm_save_gids(ic, id);
 	mutex_unlock(&ic->i_cm_mutex);
 	rds_conn_put(conn);
@@ -259,29 +291,54 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 }
 
 /* Route found: create the queue pair and send the request. */
-static void rds_rdma_cm_route_resolved(struct rds_connection *conn,
-				       struct rdma_cm_id *id)
+static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
+				      struct rdma_cm_id *id)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rdma_conn_param param;
 	union rds_rdma_cdata cd;
 	int ret;
 
-	mutex_lock(&ic->i_cm_mutex);
-	if (ic->i_cm_id != id) {
-		mutex_unlock(&ic->i_cm_mutex);
-		return;
-	}
 	ret = rds_rdma_qp_setup(conn, id);
-	if (!ret) {
-		ic->i_version = 0;
-		rds_rdma_cm_param(conn, &param, &cd, RDS_PROTOCOL_VERSION,
-				  id->device->attrs.max_qp_rd_atom,
-				  id->device->attrs.max_qp_init_rd_atom);
-		ret = rdma_connect_locked(id, &param);
-		rds_rdma_cm_save_gids(ic, id);
+	if (ret)
+		return ret;
+	ic->i_version = 0;
+	rds_rdma_cm_param(conn, &param, &cd, RDS_PROTOCOL_VERSION,
+			  id->device->attrs.max_qp_rd_atom,
+			  id->device->attrs.max_qp_init_rd_atom);
+	ret = rdma_connect_locked(id, &param);
+	rds_rdma_cm_save_gids(ic, id);
+	return ret;
+}
+
+/* An event on a connection's CM id, under i_cm_mutex. */
+static void rds_rdma_cm_event(struct rds_connection *conn,
+			      struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	int ret = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		rdma_set_service_type(id, conn->c_tos);
+		ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+		if (!ret)
+			ret = rdma_resolve_route(id, RDS_RDMA_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_rdma_cm_route_resolved(conn, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rds_rdma_cm_established(conn, ev);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	default:
+		/* Rejected, unreachable, disconnected, the device or the
+		 * address gone: start again (after the core's back-off).
+		 */
+		ret = -ECONNRESET;
+		break;
 	}
-	mutex_unlock(&ic->i_cm_mutex);
 	if (ret)
 		rds_conn_drop(conn);
 }
@@ -289,7 +346,7 @@ static void rds_rdma_cm_route_resolved(struct rds_connection *conn,
 static int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rds_connection *conn = id->context;
-	int ret;
+	struct rds_rdma_conn *ic;
 
 	rds_rdma_stat_inc(RDS_RDMA_STAT_EVT_HANDLER_CALL);
 	if (!conn) {
@@ -298,36 +355,14 @@ static int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			return rds_rdma_cm_accept(id, ev);
 		return 0;
 	}
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		rdma_set_service_type(id, conn->c_tos);
-		ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
-		if (!ret)
-			ret = rdma_resolve_route(id, RDS_RDMA_RESOLVE_MS);
-		if (ret)
-			rds_conn_drop(conn);
-		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		rds_rdma_cm_route_resolved(conn, id);
-		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		rds_rdma_cm_established(conn, ev);
-		break;
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		break;
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-	default:
-		rds_conn_drop(conn);
-		break;
-	}
+	ic = rds_rdma_conn(conn);
+	mutex_lock(&ic->i_cm_mutex);
+	/* An id shutdown took away, or an attempt that gave way to the
+	 * peer's: what happens to it no longer matters.
+	 */
+	if (ic->i_cm_id == id)
+		rds_rdma_cm_event(conn, id, ev);
+	mutex_unlock(&ic->i_cm_mutex);
 	return 0;
 }
 
@@ -365,6 +400,7 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 		return 0;
 	}
 	ic->i_cm_id = id;
+	ic->i_cm_active = true;
 	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
 				(struct sockaddr *)&dst, RDS_RDMA_RESOLVE_MS);
 	if (ret)

@@ -28,7 +28,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
 	/* Shut down already: no CM id, no queue pair. */
-	WARN_ON_ONCE(ic->i_cm_id || ic->i_qp);
+	WARN_ON_ONCE(ic->i_cm_id || ic->i_stale_id || ic->i_qp);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
@@ -192,19 +192,23 @@ err:
 void rds_rdma_conn_shutdown(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *id, *stale;
 
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
+	stale = ic->i_stale_id;
+	ic->i_stale_id = NULL;
 	if (id) {
 		rdma_disconnect(id);
 		rds_rdma_qp_teardown(conn, id);
 	}
 	mutex_unlock(&ic->i_cm_mutex);
-	/* Waits for a handler of @id still running: it finds itself
-	 * stale and does nothing.
+	/* Each waits for a handler of its id still running: it finds
+	 * itself stale and does nothing.
 	 */
 	if (id)
 		rdma_destroy_id(id);
+	if (stale)
+		rdma_destroy_id(stale);
 }

@@ -18,6 +18,7 @@ static DEFINE_MUTEX(rds_rdma_flavors_mutex);	/* rds_rdma_flavors */
 
 const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_CONNECT_RACED]		= "ib_connect_raced",
+	[RDS_RDMA_STAT_CONNECT_YIELDED]		= "ib_connect_yielded",
 	[RDS_RDMA_STAT_LISTEN_CLOSED_STALE]	= "ib_listen_closed_stale",
 	[RDS_RDMA_STAT_EVT_HANDLER_CALL]	= "ib_evt_handler_call",
 	[RDS_RDMA_STAT_TX_CQ_EVENT]		= "ib_tx_cq_event",
@@ -36,6 +37,14 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_CONNECT_REFUSED]		= "ib_connect_refused",
 	[RDS_RDMA_STAT_RX_BAD_FRAGMENT]		= "ib_rx_bad_fragment",
 	[RDS_RDMA_STAT_RX_BACKLOG]		= "ib_rx_backlog",
+	[RDS_RDMA_STAT_MR_8K_ALLOC]		= "ib_rdma_mr_8k_alloc",
+	[RDS_RDMA_STAT_MR_8K_FREE]		= "ib_rdma_mr_8k_free",
+	[RDS_RDMA_STAT_MR_8K_REUSED]		= "ib_rdma_mr_8k_reused",
+	[RDS_RDMA_STAT_MR_8K_POOL_DEPLETED]	= "ib_rdma_mr_8k_pool_depleted",
+	[RDS_RDMA_STAT_MR_1M_ALLOC]		= "ib_rdma_mr_1m_alloc",
+	[RDS_RDMA_STAT_MR_1M_FREE]		= "ib_rdma_mr_1m_free",
+	[RDS_RDMA_STAT_MR_1M_REUSED]		= "ib_rdma_mr_1m_reused",
+	[RDS_RDMA_STAT_MR_1M_POOL_DEPLETED]	= "ib_rdma_mr_1m_pool_depleted",
 };
 EXPORT_SYMBOL_GPL(rds_rdma_stat_names);
 

@@ -21,6 +21,7 @@
 #include <linux/atomic.h>
 #include <linux/in6.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct rds_connection;
 struct rds_message;
@@ -79,6 +80,7 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg);
  * @r_trans: the transport that registered it (its module is held while
  *	@r_tdata is set)
  * @r_tdata: the transport's state of the registration, or NULL
+ * @r_kill_w: kills a use-once region a peer used (from receive)
  *
  * Remote addresses are offsets from the start of the first page: the
  * region is [@r_offset, @r_offset + @r_len).
@@ -100,6 +102,7 @@ struct rds_mr {
 	bool			r_for_peer;
 	const struct rds_transport *r_trans;
 	void			*r_tdata;
+	struct work_struct	r_kill_w;
 };
 
 /**
