@@ -508,6 +508,44 @@ void rds_rdma_op_complete(struct rds_rdma_op *op, int status)
 EXPORT_SYMBOL_GPL(rds_rdma_op_complete);
 
 /**
+ * rds_rdma_send_complete - an adapter finished a message's operation
+ * @rm: the message whose operation (@rm->m_rdma) completed
+ * @status: RDS_RDMA_SUCCESS or an RDS_RDMA_* error
+ *
+ * As rds_rdma_op_complete(), and the sender's notification goes out now,
+ * when the operation is done, as Linux reports it, rather than when the
+ * peer acknowledges the message.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_rdma_send_complete(struct rds_message *rm, int status)
+{
+	struct rds_sock *rs;
+	bool notified = false;
+
+	rds_rdma_op_complete(rm->m_rdma, status);
+	if (status == RDS_RDMA_SUCCESS)
+		rds_stats_add(rds_net(rds_conn_net(rm->m_conn)),
+			      RDS_STAT_SEND_RDMA_BYTES, rm->m_rdma->op_bytes);
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (rs && rm->m_rdma->op_notifier) {
+		spin_lock(&rs->rs_lock);
+		rds_rdma_notify_locked(rs, rm, status);
+		notified = !rm->m_rdma->op_notifier;
+		spin_unlock(&rs->rs_lock);
+		if (notified)
+			sock_hold(rds_rs_to_sk(rs));
+	}
+	spin_unlock_bh(&rm->m_rs_lock);
+	if (notified) {
+		rds_wake_sk(rs);
+		sock_put(rds_rs_to_sk(rs));
+	}
+}
+EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
+
+/**
  * rds_rdma_op_free - release an operation with its message
  * @op: the operation, or NULL
  *

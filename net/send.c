@@ -682,8 +682,14 @@ rds_send_pick_transport(struct rds_sock *rs, const struct in6_addr *daddr,
 	const struct rds_transport *loop;
 	struct net *net = rds_sock_net(rs);
 
-	if (trans->prefer_loopback && rds_addr_is_local(net, daddr, scope_id)) {
-		/* A local peer of a transport that prefers loopback. */
+	/* A local peer of a transport that prefers loopback, or our own
+	 * address: both ends of that would be one connection object. The
+	 * loopback transport carries it (its RDMA finds regions of any
+	 * transport by their key).
+	 */
+	if ((trans->prefer_loopback &&
+	     rds_addr_is_local(net, daddr, scope_id)) ||
+	    ipv6_addr_equal(daddr, &rs->rs_bound.addr)) {
 		loop = READ_ONCE(rs->rs_loop_transport);
 		if (loop)
 			return loop;
@@ -805,6 +811,14 @@ again:
 	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
 		ret = -EOPNOTSUPP;
 		goto out_conn;
+	}
+	/* What the device cannot do (masked atomics on rxe, atomics on
+	 * iWARP) fails now, not in a completion.
+	 */
+	if (rm->m_rdma && conn->c_trans->rdma_check) {
+		ret = conn->c_trans->rdma_check(conn, rm->m_rdma);
+		if (ret)
+			goto out_conn;
 	}
 	rds_conn_connect_if_down(conn);
 

@@ -50,6 +50,7 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 		.conn_shutdown		= rds_rdma_conn_shutdown,
 		.xmit			= rds_rdma_xmit,
 		.xmit_rdma		= rds_rdma_xmit_rdma,
+		.rdma_check		= rds_rdma_rdma_check,
 		.mr_register		= rds_rdma_mr_register,
 		.mr_free		= rds_rdma_mr_free,
 		.inc_copy_to_user	= rds_rdma_inc_copy_to_user,

@@ -243,6 +243,8 @@ enum {
  * @i_ack_sge: the ack's header
  * @i_ack_wr: the ack's work request
  * @i_peer_acked: highest ack the peer sent
+ * @i_ack_sent: the ack we last sent, explicit or piggybacked
+ * @i_ack_w: sends an ack for what arrived without asking for one
  * @i_rdma_wr_avail: work requests RDMA operations may still post
  * @i_rdma_ctxs: RDMA operations posted and not yet released
  * @i_rdma_wait: woken when @i_rdma_ctxs drops to 0
@@ -291,6 +293,8 @@ struct rds_rdma_conn {
 	struct ib_sge		i_ack_sge;
 	struct ib_send_wr	i_ack_wr;
 	u64			i_peer_acked;
+	u64			i_ack_sent;
+	struct delayed_work	i_ack_w;
 	atomic_t		i_rdma_wr_avail;
 	atomic_t		i_rdma_ctxs;
 	wait_queue_head_t	i_rdma_wait;
@@ -409,12 +413,15 @@ void rds_rdma_send_ring_free(struct rds_rdma_conn *ic);
 int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		  unsigned int *pos);
 void rds_rdma_send_ack(struct rds_connection *conn);
+void rds_rdma_ack_worker(struct work_struct *work);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
 u64 rds_rdma_ack_seq(struct rds_connection *conn);
 
 /* rds_rdma_rdma.c */
 int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm);
 void rds_rdma_rdma_drain(struct rds_connection *conn);
+int rds_rdma_rdma_check(struct rds_connection *conn,
+			const struct rds_rdma_op *op);
 
 /* rds_rdma_mr.c */
 int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,

@@ -19,6 +19,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	spin_lock_init(&ic->i_rx_lock);
 	INIT_LIST_HEAD(&ic->i_rx_backlog);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
+	INIT_DELAYED_WORK(&ic->i_ack_w, rds_rdma_ack_worker);
 	init_waitqueue_head(&ic->i_rdma_wait);
 	return 0;
 }
@@ -30,6 +31,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	/* Shut down already: no CM id, no queue pair. */
 	WARN_ON_ONCE(ic->i_cm_id || ic->i_stale_id || ic->i_qp);
 	cancel_delayed_work_sync(&ic->i_rx_w);
+	cancel_delayed_work_sync(&ic->i_ack_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
 
@@ -68,6 +70,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	set_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
 	spin_unlock_bh(&ic->i_rx_lock);
 	cancel_delayed_work_sync(&ic->i_rx_w);
+	cancel_delayed_work_sync(&ic->i_ack_w);
 
 	if (ic->i_qp) {
 		/* Every posted request completes (flushed) before this
@@ -93,6 +96,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	}
 	ic->i_version = 0;
 	ic->i_peer_acked = 0;
+	ic->i_ack_sent = 0;
 	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
 }
 

@@ -75,7 +75,7 @@ static void rds_rdma_ctx_release(struct work_struct *work)
 	else
 		ib_dma_unmap_page(ic->i_dev->ibdev, x->x_sge.addr,
 				  sizeof(u64), DMA_FROM_DEVICE);
-	rds_rdma_op_complete(op, x->x_status);
+	rds_rdma_send_complete(x->x_rm, x->x_status);
 	rds_message_put(x->x_rm);
 	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
 	kfree(x);
@@ -127,17 +127,56 @@ static bool rds_rdma_rdma_room(struct rds_rdma_conn *ic, int nwr)
 	return false;
 }
 
+/* Does @op need the device's masked atomics? */
+static bool rds_rdma_op_masked(const struct rds_rdma_op *op)
+{
+	return (op->op_type == RDS_OP_ATOMIC_FADD && op->op_nocarry) ||
+	       (op->op_type == RDS_OP_ATOMIC_CSWP &&
+		(~op->op_compare_mask || ~op->op_swap_mask));
+}
+
+/**
+ * rds_rdma_rdma_check - the transport's rdma_check op
+ * @conn: the connection the message goes on
+ * @op: its operation
+ *
+ * Atomics need the flavor's and the local device's support; the device
+ * is the one the connection's local address is on.
+ *
+ * Context: process context (sendmsg), may sleep.
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int rds_rdma_rdma_check(struct rds_connection *conn,
+			const struct rds_rdma_op *op)
+{
+	const struct rds_rdma_flavor *fl = rds_rdma_flavor_of(conn);
+	struct rds_rdma_dev *dev;
+	bool ok;
+
+	if (op->op_type == RDS_OP_RDMA)
+		return 0;
+	if (!fl->atomics)
+		return -EOPNOTSUPP;
+	dev = rds_rdma_dev_by_addr(rds_conn_net(conn), &conn->c_laddr,
+				   fl->node_type);
+	if (!dev)
+		return -EOPNOTSUPP;
+	if (rds_rdma_op_masked(op))
+		ok = dev->ibdev->attrs.masked_atomic_cap != IB_ATOMIC_NONE;
+	else
+		ok = dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	rds_rdma_dev_struct_put(dev);
+	return ok ? 0 : -EOPNOTSUPP;
+}
+
 static int rds_rdma_post_atomic(struct rds_rdma_conn *ic,
 				struct rds_rdma_ctx *x, struct rds_rdma_op *op)
 {
 	struct ib_device *ibdev = ic->i_dev->ibdev;
 	struct scatterlist *sg = &op->op_sg[0];
-	bool masked;
+	bool masked = rds_rdma_op_masked(op);
 	int ret;
 
-	masked = (op->op_type == RDS_OP_ATOMIC_FADD && op->op_nocarry) ||
-		 (op->op_type == RDS_OP_ATOMIC_CSWP &&
-		  (~op->op_compare_mask || ~op->op_swap_mask));
 	x->x_nwr = 1;
 	if (!rds_rdma_rdma_room(ic, 1))
 		return -EAGAIN;

@@ -19,6 +19,9 @@
 /* How soon a refused message or a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
 
+/* How long an ack nobody asked for waits for a message to ride on. */
+#define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(2)
+
 static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 {
 	return ic->i_dev->ibdev;
@@ -118,6 +121,9 @@ static bool rds_rdma_deliver(struct rds_connection *conn,
 		return false;
 	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
 		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+	else if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		queue_delayed_work(rds_rdma_wq, &ic->i_ack_w,
+				   RDS_RDMA_ACK_DELAY);
 	rds_inc_put(&inc->ii_inc);
 	return true;
 }

@@ -139,6 +139,7 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_header *hdr = &ic->i_send_hdrs[ic->i_send_ring];
+	u64 ack;
 	int ret;
 
 	lockdep_assert_held(&ic->i_rx_lock);
@@ -152,7 +153,9 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 	clear_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 
 	memset(hdr, 0, sizeof(*hdr));
-	hdr->h_ack = cpu_to_be64(rds_rdma_ack_seq(conn));
+	ack = rds_rdma_ack_seq(conn);
+	hdr->h_ack = cpu_to_be64(ack);
+	WRITE_ONCE(ic->i_ack_sent, ack);
 	rds_hdr_csum_set(hdr);
 	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), ic->i_ack_sge.addr,
 				      sizeof(*hdr), DMA_TO_DEVICE);
@@ -165,6 +168,30 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 		return;
 	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
+}
+
+/**
+ * rds_rdma_ack_worker - ack what arrived without a request for an ack
+ * @work: the connection's i_ack_w
+ *
+ * A peer that asks only every few messages (Linux: 8) would otherwise
+ * keep its last ones, and their senders' budget, until it sends more.
+ * Nothing is sent if an ack went out meanwhile, alone or on a message.
+ *
+ * Context: process context.
+ */
+void rds_rdma_ack_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
+						struct rds_rdma_conn, i_ack_w);
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+
+	spin_lock_bh(&ic->i_rx_lock);
+	if (rds_rdma_ack_seq(conn) != READ_ONCE(ic->i_ack_sent)) {
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+		rds_rdma_send_ack(conn);
+	}
+	spin_unlock_bh(&ic->i_rx_lock);
 }
 
 /* Should the message starting now ask the peer for an ack? */
@@ -217,9 +244,15 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	struct rds_header *hdr = &ic->i_send_hdrs[slot];
 	bool last = frag + 1 == nfrags;
 	int flags = 0, ret;
+	u64 ack;
 
 	*hdr = rm->m_hdr;
-	hdr->h_ack = cpu_to_be64(rds_rdma_ack_seq(conn));
+	ack = rds_rdma_ack_seq(conn);
+	hdr->h_ack = cpu_to_be64(ack);
+	if (ack != READ_ONCE(ic->i_ack_sent)) {
+		WRITE_ONCE(ic->i_ack_sent, ack);
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_PIGGYBACKED);
+	}
 	hdr->h_credit = 0;
 	if (ic->i_xmit_ackreq)
 		hdr->h_flags |= RDS_FLAG_ACK_REQUIRED;
@@ -294,8 +327,16 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 	unsigned int nfrags = max(1U, DIV_ROUND_UP(rm->m_len, RDS_FRAG_SIZE));
 	int ret;
 
-	if (*pos == 0)
+	if (*pos == 0) {
+		/* A silent RDMA with nothing to say: no SEND wakes the peer,
+		 * as with Linux. The peer's ack of a later message retires
+		 * it (the peer never sees its sequence number).
+		 */
+		if (rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
+		    !rm->m_rdma_cookie)
+			return 0;
 		ic->i_xmit_ackreq = rds_rdma_want_ack(ic, rm);
+	}
 	while (*pos < nfrags) {
 		if (rds_rdma_ring_full(ic))
 			return -EAGAIN;

@@ -189,5 +189,6 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 			 struct rds_mr_access *acc);
 void rds_mr_access_end(struct rds_mr_access *acc);
 void rds_rdma_op_complete(struct rds_rdma_op *op, int status);
+void rds_rdma_send_complete(struct rds_message *rm, int status);
 
 #endif /* _NET_RDS_RDMA_H */

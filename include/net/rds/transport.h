@@ -36,6 +36,7 @@ struct rds_message;
 struct rds_incoming;
 struct rds_mr_keygen;
 struct rds_mr;
+struct rds_rdma_op;
 struct rds_info_buf;
 struct iov_iter;
 
@@ -110,6 +111,9 @@ void rds_info_emit(struct rds_info_buf *b, const void *rec);
  *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
  *	called again. Same context as @xmit. NULL: no RDMA on this transport
  *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
+ * @rdma_check: can @conn carry @op (a device without masked or any
+ *	atomics)? 0 or -EOPNOTSUPP, at sendmsg. Optional. Process
+ *	context, may sleep.
  * @mr_register: make the pinned pages of @mr (@mr->r_pages; the region is
  *	[r_offset, r_offset + r_len) from the start of the first page)
  *	accessible to peers of a socket bound to @laddr in @net, and set
@@ -160,6 +164,8 @@ struct rds_transport {
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm,
 		    unsigned int *pos);
 	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
+	int (*rdma_check)(struct rds_connection *conn,
+			  const struct rds_rdma_op *op);
 	int (*mr_register)(struct rds_mr *mr, struct net *net,
 			   const struct in6_addr *laddr,
 			   struct rds_mr_keygen *kg);
