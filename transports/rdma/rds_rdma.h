@@ -192,6 +192,7 @@ struct rds_rdma_recv {
  * @ii_item: on the connection's backlog while its receiver is full
  * @ii_nfrags: fragments expected
  * @ii_got: fragments received
+ * @ii_copy: a small message's data, copied (after @ii_pages), or NULL
  * @ii_pages: one page per fragment, holding its data
  */
 struct rds_rdma_incoming {
@@ -199,6 +200,7 @@ struct rds_rdma_incoming {
 	struct list_head	ii_item;
 	unsigned int		ii_nfrags;
 	unsigned int		ii_got;
+	u8			*ii_copy;
 	struct page		*ii_pages[];
 };
 

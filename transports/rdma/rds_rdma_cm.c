@@ -410,6 +410,7 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 		rdma_destroy_id(id);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
 
 static struct rdma_cm_id *rds_rdma_listen_one(const struct in6_addr *any,
 					      u16 port)

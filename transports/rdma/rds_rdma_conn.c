@@ -23,6 +23,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	init_waitqueue_head(&ic->i_rdma_wait);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
 
 void rds_rdma_conn_free(struct rds_connection *conn)
 {
@@ -34,6 +35,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_ack_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_free);
 
 /**
  * rds_rdma_qp_event - asynchronous events of a connection's queue pair
@@ -216,3 +218,4 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	if (stale)
 		rdma_destroy_id(stale);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_shutdown);

@@ -189,6 +189,7 @@ int rds_rdma_laddr_check(struct net *net, const struct in6_addr *addr,
 	rdma_destroy_id(id);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_laddr_check);
 
 /**
  * rds_rdma_dev_by_addr - the engine's device @addr is on

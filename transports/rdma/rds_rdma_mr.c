@@ -33,6 +33,17 @@ static const unsigned int rds_rdma_frmr_pages[RDS_RDMA_FRMR_CLASSES] = {
 	3, (RDS_MAX_MSG_SIZE >> PAGE_SHIFT) + 1,
 };
 
+/* Pages a region of @class holds on @dev: the class's, or fewer if the
+ * device's page lists are shorter (siw: 256, so an unaligned 1 MiB does
+ * not fit there).
+ */
+static unsigned int rds_rdma_frmr_max_pages(struct rds_rdma_dev *dev,
+					    unsigned int class)
+{
+	return min_t(unsigned int, rds_rdma_frmr_pages[class],
+		     dev->ibdev->attrs.max_fast_reg_page_list_len);
+}
+
 /* Regions per class a device may have at once. */
 static const unsigned int rds_rdma_frmr_cap[RDS_RDMA_FRMR_CLASSES] = {
 	16384, 2048,
@@ -83,8 +94,9 @@ static void rds_rdma_frmr_destroy(struct rds_rdma_frmr *f)
 static struct rds_rdma_frmr *rds_rdma_frmr_get(struct rds_rdma_dev *dev,
 					       unsigned int class)
 {
-	unsigned int pages = rds_rdma_frmr_pages[class];
+	unsigned int pages = rds_rdma_frmr_max_pages(dev, class);
 	struct rds_rdma_frmr *f;
+	int ret = -ENOMEM;
 
 	mutex_lock(&dev->frmr_lock);
 	f = list_first_entry_or_null(&dev->frmr_free[class],
@@ -110,6 +122,7 @@ static struct rds_rdma_frmr *rds_rdma_frmr_get(struct rds_rdma_dev *dev,
 		goto err;
 	f->f_mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
 	if (IS_ERR(f->f_mr)) {
+		ret = PTR_ERR(f->f_mr);
 		kfree(f);
 		goto err;
 	}
@@ -130,7 +143,7 @@ err:
 	mutex_lock(&dev->frmr_lock);
 	dev->frmr_count[class]--;
 	mutex_unlock(&dev->frmr_lock);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(ret);
 }
 
 /* Back to the pool, or gone if the device took its region away. */
@@ -300,11 +313,13 @@ int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
 	struct rds_rdma_dev *dev;
 	int access, ret, tries = 0;
 
-	if (mr->r_npages > rds_rdma_frmr_pages[1])
-		return -EMSGSIZE;
 	dev = rds_rdma_dev_by_addr(net, laddr, fl->node_type);
 	if (!dev)
 		return -ENODEV;
+	if (mr->r_npages > rds_rdma_frmr_max_pages(dev, class)) {
+		rds_rdma_dev_struct_put(dev);
+		return -EMSGSIZE;
+	}
 	access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		 IB_ACCESS_REMOTE_WRITE;
 	if (fl->atomics)
@@ -339,6 +354,7 @@ out:
 	rds_rdma_dev_struct_put(dev);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_mr_register);
 
 /**
  * rds_rdma_mr_free - the transport's mr_free op
@@ -374,6 +390,7 @@ void rds_rdma_mr_free(struct rds_mr *mr)
 			  RDS_RDMA_STAT_MR_8K_FREE);
 	rds_rdma_frmr_put(f, !ret);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_mr_free);
 
 /**
  * rds_rdma_mr_dev_remove - the device goes: take every region away

@@ -19,6 +19,9 @@
 /* How soon a refused message or a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
 
+/* Messages up to this size are copied out of the ring's page. */
+#define RDS_RDMA_RX_COPY_MAX	1024
+
 /* How long an ack nobody asked for waits for a message to ride on. */
 #define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(2)
 
@@ -62,7 +65,13 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 		struct rds_rdma_recv *r = &ic->i_recvs[ic->i_recv_post];
 		struct page *page;
 
-		if (!r->r_page) {
+		if (r->r_page) {
+			/* Kept (its data was copied): the device's again. */
+			ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
+						      r->r_page_dma,
+						      RDS_FRAG_SIZE,
+						      DMA_FROM_DEVICE);
+		} else {
 			page = alloc_page(gfp);
 			if (!page || rds_rdma_recv_page(ic, r, page)) {
 				if (page)
@@ -155,7 +164,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 			      struct rds_rdma_conn *ic, struct rds_rdma_recv *r,
 			      u32 len)
 {
-	u32 slot = r - ic->i_recvs, data_len, msg_len, want;
+	u32 slot = r - ic->i_recvs, data_len, msg_len, want, copy;
 	struct rds_rdma_incoming *inc = ic->i_rx_inc;
 	struct rds_header hdr;
 	unsigned int nfrags;
@@ -189,7 +198,12 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 		}
 		msg_len = be32_to_cpu(hdr.h_len);
 		nfrags = max(1U, DIV_ROUND_UP(msg_len, RDS_FRAG_SIZE));
-		inc = kzalloc(struct_size(inc, ii_pages, nfrags), GFP_ATOMIC);
+		/* A small message is copied out and the page stays in the
+		 * ring: no page to allocate, map and free per message.
+		 */
+		copy = msg_len <= RDS_RDMA_RX_COPY_MAX ? msg_len : 0;
+		inc = kzalloc(struct_size(inc, ii_pages, nfrags) + copy,
+			      GFP_ATOMIC);
 		if (!inc) {
 			/* Unacked: it comes again after the reconnect. */
 			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
@@ -197,6 +211,8 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 			return;
 		}
 		INIT_LIST_HEAD(&inc->ii_item);
+		if (copy)
+			inc->ii_copy = (u8 *)&inc->ii_pages[nfrags];
 		inc->ii_nfrags = nfrags;
 		inc->ii_inc.i_hdr = hdr;
 		ic->i_rx_hdr = hdr;
@@ -215,7 +231,11 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 		rds_rdma_recv_bad(conn, "fragment of the wrong size");
 		return;
 	}
-	if (data_len) {
+	if (data_len && inc->ii_copy) {
+		ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_page_dma,
+					   data_len, DMA_FROM_DEVICE);
+		memcpy(inc->ii_copy, page_address(r->r_page), data_len);
+	} else if (data_len) {
 		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
 		inc->ii_pages[inc->ii_got] = r->r_page;
@@ -304,6 +324,12 @@ int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 	unsigned int i;
 	size_t copied = 0;
 
+	if (ii->ii_copy) {
+		size_t n = min_t(size_t, left, iov_iter_count(to));
+
+		copied = n ? copy_to_iter(ii->ii_copy, n, to) : 0;
+		return copied == n || copied ? copied : -EFAULT;
+	}
 	for (i = 0; i < ii->ii_got && left && iov_iter_count(to); i++) {
 		size_t n = min_t(size_t, left, RDS_FRAG_SIZE);
 		size_t got = copy_page_to_iter(ii->ii_pages[i], 0, n, to);
@@ -315,12 +341,14 @@ int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 	}
 	return copied;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_inc_copy_to_user);
 
 void rds_rdma_inc_free(struct rds_incoming *inc)
 {
 	rds_rdma_inc_release(container_of(inc, struct rds_rdma_incoming,
 					  ii_inc));
 }
+EXPORT_SYMBOL_GPL(rds_rdma_inc_free);
 
 /**
  * rds_rdma_recv_ring_init - allocate the receive ring of a new queue pair

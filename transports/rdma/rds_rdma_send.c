@@ -280,14 +280,18 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 		s->s_wr.num_sge = 2;
 	}
 
-	/* Signal the last fragment, and often enough that the ring drains
-	 * even in the middle of a long message.
+	/* The last fragment wakes the peer (solicited). Completions are
+	 * asked for every max_unsignaled_wr sends, as Linux does (each one
+	 * retires the slots before it), whenever the ring fills (a stalled
+	 * ring always has one coming), and at the end of a burst, so no
+	 * message is held once the connection goes quiet.
 	 */
 	if (last)
-		flags = IB_SEND_SOLICITED | IB_SEND_SIGNALED;
-	else if (++ic->i_send_unsignaled >= READ_ONCE(rds_rdma_sysctl_max_unsignaled_wr) ||
-		 atomic_read(&ic->i_send_used) + 1 >= ic->i_send_ring)
-		flags = IB_SEND_SIGNALED;
+		flags = IB_SEND_SOLICITED;
+	if (++ic->i_send_unsignaled >= READ_ONCE(rds_rdma_sysctl_max_unsignaled_wr) ||
+	    atomic_read(&ic->i_send_used) + 1 >= ic->i_send_ring ||
+	    (last && list_empty_careful(&conn->c_send_queue)))
+		flags |= IB_SEND_SIGNALED;
 	if (flags & IB_SEND_SIGNALED)
 		ic->i_send_unsignaled = 0;
 	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. */
@@ -347,6 +351,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_xmit);
 
 /**
  * rds_rdma_send_ring_init - allocate the send ring of a new queue pair
