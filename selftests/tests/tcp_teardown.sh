@@ -12,6 +12,7 @@
 # RDS_TEARDOWN_ROUNDS (default 3) sets the rounds; the soak uses 100.
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
+. lib/wirecheck.sh
 REPO=$(cd .. && pwd)
 WC=$PWD/wirecheck/rds-wirecheck
 ROUNDS=${RDS_TEARDOWN_ROUNDS:-3}
@@ -94,14 +95,18 @@ rmmod_under_load() {
 }
 
 works_after() {	# a fresh pair still carries RDS/TCP
+	local out r s rc
 	pair || return 1
-	ip netns exec $B "$WC" recv 10.78.0.2 6900 1 20 60 &
-	local r=$!
-	sleep 0.3
+	out=$(mktemp /tmp/rds-teardown.XXXXXX)
+	ip netns exec $B "$WC" recv 10.78.0.2 6900 1 20 60 > "$out" 2>&1 &
+	r=$!
+	wirecheck_wait_ready "$out" $r || kill $r
 	ip netns exec $A "$WC" send 10.78.0.1 10.78.0.2 6900 0 20 >/dev/null &
-	local s=$!
+	s=$!
 	wait $r
-	local rc=$?
+	rc=$?
+	cat "$out"
+	rm -f "$out"
 	kill $s 2>/dev/null
 	wait $s 2>/dev/null
 	ip netns del $A
