@@ -79,14 +79,32 @@ syn_flood_netns_delete() {
 	echo "$ROUNDS rounds"
 }
 
+# SIGKILL every rds-wirecheck and wait until they are gone: their
+# sockets hold rds_tcp until the processes have exited, which on a
+# loaded host is not at once (seen: rmmod "in use" right after pkill).
+kill_wirecheck() {
+	local i
+	pkill -9 -f "rds-wirecheck" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "rds-wirecheck" > /dev/null || return 0
+		sleep 0.1
+	done
+	echo "rds-wirecheck still running 10 s after SIGKILL"
+	return 1
+}
+
 rmmod_under_load() {
 	local i
 	for ((i = 0; i < ROUNDS; i++)); do
 		pair || return 1
 		traffic
-		pkill -9 -f "rds-wirecheck" 2>/dev/null
+		kill_wirecheck || return 1
 		# Sockets are gone; connections are busy with what they had.
-		rmmod rds_tcp || { echo "rmmod failed"; return 1; }
+		if ! rmmod rds_tcp; then
+			echo "rmmod failed; $(grep '^rds_tcp ' /proc/modules)"
+			pgrep -af 'rds-' | sed 's/^/running: /'
+			return 1
+		fi
 		modprobe rds_tcp || return 1
 		ip netns del $A
 		ip netns del $B
