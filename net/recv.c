@@ -418,8 +418,9 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 
 		inc = rds_next_incoming(rs);
 		if (!inc) {
+			/* As Linux: zero-copy completions come only here. */
 			if (nonblock)
-				return -EAGAIN;
+				return rds_zcopy_recv(rs, msg);
 			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
 								 rds_recv_pending(rs),
 								 timeo);
