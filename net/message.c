@@ -77,6 +77,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 			    min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE), 0);
 		rm->m_nents++;
 	}
+	set_bit(RDS_MSG_PAGES, &rm->m_flags);
 	return rm;
 err:
 	rds_message_put(rm);
