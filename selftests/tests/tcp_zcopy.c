@@ -445,6 +445,29 @@ RDS_TEST(zerocopy_bad_cookies_einval)
 	close(r);
 }
 
+/* A zero-length zero-copy send: ours completes it; Linux's RDS has no
+ * pages to attach the cookie to and refuses the cookie (EINVAL).
+ */
+RDS_TEST(zerocopy_zero_length)
+{
+	unsigned char seen[8] = { 0 };
+	struct rds_addr ra;
+	char in[4];
+	int s, r;
+
+	zc_pair(&s, &r, &ra);
+	if (rds_is_intree()) {
+		RDS_EXPECT(zc_send(s, &ra, in, 0, 5, 0) < 0 && errno == EINVAL);
+	} else {
+		RDS_EXPECT(zc_send(s, &ra, in, 0, 5, 0) == 0);
+		RDS_EXPECT(rds_recv(r, in, sizeof(in), 0, NULL, NULL, 20000) == 0);
+		zc_reap_all(s, seen, sizeof(seen), 1, 20000);
+		RDS_EXPECT(seen[5]);
+	}
+	close(s);
+	close(r);
+}
+
 /* Completions come to a non-blocking recvmsg() with room for them only;
  * poll() says POLLIN; a blocking recvmsg() waits for data, as Linux.
  */
@@ -468,6 +491,26 @@ RDS_TEST(zerocopy_completion_delivery_rules)
 	RDS_EXPECT_ERRNO(recvmsg(s, &m, MSG_DONTWAIT), EAGAIN);
 	RDS_EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	RDS_EXPECT_ERRNO(recvmsg(s, &m, 0), ETIMEDOUT);
+	/* Data queued for the sender comes before its completions. */
+	{
+		struct rds_addr sa;
+		struct iovec iov = { in, sizeof(in) };
+		union {
+			char b[CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+			struct cmsghdr align;
+		} cb;
+		struct msghdr dm = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cb.b,
+				     .msg_controllen = sizeof(cb.b) };
+
+		sa.len = sizeof(sa.ss);
+		RDS_EXPECT_OK(getsockname(s, &sa.sa, &sa.len));
+		rds_send(r, &sa, "data", 4, 0);
+		RDS_EXPECT(rds_wait_readable(s, 20000));
+		RDS_EXPECT(recvmsg(s, &dm, MSG_DONTWAIT) == 4);
+		RDS_EXPECT(!rds_find_cmsg(&dm, SOL_RDS,
+					  RDS_CMSG_ZCOPY_COMPLETION));
+	}
 	zc_reap_all(s, seen, sizeof(seen), 1, 5000);
 	RDS_EXPECT(seen[2]);
 	close(s);
