@@ -4,8 +4,9 @@
  * sendmsg() until the message is freed (the peer acked it, or it was
  * dropped or canceled, and no transport or receiver reads it any more),
  * and the sender then gets its RDS_CMSG_ZCOPY_COOKIE back in an
- * RDS_CMSG_ZCOPY_COMPLETION from a non-blocking recvmsg(), up to
- * RDS_MAX_ZCOOKIES cookies per call, as in Linux.
+ * RDS_CMSG_ZCOPY_COMPLETION from recvmsg() (with a message, or alone
+ * from a non-blocking call), up to RDS_MAX_ZCOOKIES cookies per call, as
+ * in Linux.
  *
  * Bounds: the held pages count against the user's RLIMIT_MEMLOCK (as
  * TCP's MSG_ZEROCOPY: ENOBUFS beyond it, unless CAP_IPC_LOCK), the
@@ -248,13 +249,14 @@ static unsigned int rds_zcopy_take(struct rds_sock *rs, struct list_head *list,
 }
 
 /**
- * rds_zcopy_recv - hand completions to a non-blocking recvmsg()
+ * rds_zcopy_recv - hand completions to recvmsg()
  * @rs: the socket
  * @msg: the user's message
  *
- * As Linux: only on an SO_ZEROCOPY socket, and only into a control
- * buffer with room for a whole struct rds_zcopy_cookies; the call then
- * returns 0 with up to RDS_MAX_ZCOOKIES cookies.
+ * As Linux: with a message being returned (any recvmsg()), or without
+ * one to a non-blocking recvmsg(), which then returns 0; only on an
+ * SO_ZEROCOPY socket, and only into a control buffer with room left for
+ * a whole struct rds_zcopy_cookies (up to RDS_MAX_ZCOOKIES cookies).
  *
  * Return: 0 when completions were delivered, -EAGAIN when none were,
  * -EFAULT (the completions stay queued).

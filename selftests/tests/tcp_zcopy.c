@@ -468,8 +468,9 @@ RDS_TEST(zerocopy_zero_length)
 	close(r);
 }
 
-/* Completions come to a non-blocking recvmsg() with room for them only;
- * poll() says POLLIN; a blocking recvmsg() waits for data, as Linux.
+/* Completions come to a non-blocking recvmsg() with room for them, or
+ * with a message; poll() says POLLIN; a blocking recvmsg() without data
+ * waits for data, as Linux.
  */
 RDS_TEST(zerocopy_completion_delivery_rules)
 {
@@ -478,6 +479,7 @@ RDS_TEST(zerocopy_completion_delivery_rules)
 	struct msghdr m = { .msg_control = small,
 			    .msg_controllen = sizeof(small) };
 	struct timeval tv = { 0, 300000 };
+	struct rds_zcopy_cookies ck;
 	struct pollfd p;
 	struct rds_addr ra;
 	int s, r;
@@ -491,7 +493,7 @@ RDS_TEST(zerocopy_completion_delivery_rules)
 	RDS_EXPECT_ERRNO(recvmsg(s, &m, MSG_DONTWAIT), EAGAIN);
 	RDS_EXPECT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	RDS_EXPECT_ERRNO(recvmsg(s, &m, 0), ETIMEDOUT);
-	/* Data queued for the sender comes before its completions. */
+	/* Completions ride along with a message (room permitting). */
 	{
 		struct rds_addr sa;
 		struct iovec iov = { in, sizeof(in) };
@@ -507,12 +509,23 @@ RDS_TEST(zerocopy_completion_delivery_rules)
 		RDS_EXPECT_OK(getsockname(s, &sa.sa, &sa.len));
 		rds_send(r, &sa, "data", 4, 0);
 		RDS_EXPECT(rds_wait_readable(s, 20000));
-		RDS_EXPECT(recvmsg(s, &dm, MSG_DONTWAIT) == 4);
-		RDS_EXPECT(!rds_find_cmsg(&dm, SOL_RDS,
-					  RDS_CMSG_ZCOPY_COMPLETION));
+		RDS_EXPECT(recvmsg(s, &dm, 0) == 4);
+		RDS_EXPECT(rds_find_cmsg(&dm, SOL_RDS,
+					 RDS_CMSG_ZCOPY_COMPLETION));
+		memcpy(&ck, CMSG_DATA(rds_find_cmsg(&dm, SOL_RDS,
+						    RDS_CMSG_ZCOPY_COMPLETION)),
+		       sizeof(ck));
+		RDS_EXPECT(ck.num == 1 && ck.cookies[0] == 2);
 	}
+	RDS_EXPECT(zc_reap(s, seen, sizeof(seen)) == 0);
+	/* Alone, they come to a non-blocking call with room only. */
+	RDS_EXPECT(zc_send(s, &ra, "abc", 3, 3, 0) == 3);
+	RDS_EXPECT(rds_recv(r, in, sizeof(in), 0, NULL, NULL, 20000) == 3);
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
+	RDS_EXPECT(poll(&p, 1, 5000) == 1 && (p.revents & POLLIN));
+	RDS_EXPECT_ERRNO(recvmsg(s, &m, MSG_DONTWAIT), EAGAIN);
 	zc_reap_all(s, seen, sizeof(seen), 1, 5000);
-	RDS_EXPECT(seen[2]);
+	RDS_EXPECT(seen[3] && !seen[2]);
 	close(s);
 	close(r);
 }
