@@ -47,6 +47,7 @@ static int rds_release(struct socket *sock)
 	rds_send_drop_to(rs, NULL, 0);
 	rds_clear_recv_queue(rs);
 	rds_rdma_drop_notifications(rs);
+	rds_zcopy_drop_completions(rs);
 	rds_rdma_drop_mrs(rs);
 	xa_destroy(&rs->rs_mrs);
 	rds_sock_unlink(rs);
@@ -70,6 +71,7 @@ static void rds_sock_destruct(struct sock *sk)
 
 	WARN_ON_ONCE(!list_empty(&rs->rs_send_queue));
 	WARN_ON_ONCE(!list_empty(&rs->rs_recv_queue));
+	WARN_ON_ONCE(!list_empty(&rs->rs_zcookie_queue));
 	rds_obj_dec(RDS_OBJ_SOCK);
 }
 
@@ -222,7 +224,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 
 	spin_lock_bh(&rs->rs_lock);
 	if (rs->rs_cong_notify || !list_empty(&rs->rs_recv_queue) ||
-	    !list_empty(&rs->rs_notify_queue))
+	    !list_empty(&rs->rs_notify_queue) ||
+	    !list_empty(&rs->rs_zcookie_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (rs->rs_snd_bytes < rds_sk_sndbuf(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
@@ -312,6 +315,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_send_queue);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
+	INIT_LIST_HEAD(&rs->rs_zcookie_queue);
 	xa_init_flags(&rs->rs_mrs, XA_FLAGS_LOCK_BH);
 	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
 	rs->rs_mr_keygen.kg_salt = get_random_u64();

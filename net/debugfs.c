@@ -15,6 +15,7 @@ static const char *const rds_obj_names[RDS_OBJ_MAX] = {
 	[RDS_OBJ_CONN]		= "connections",
 	[RDS_OBJ_CONG_MAP]	= "cong_maps",
 	[RDS_OBJ_MR]		= "mrs",
+	[RDS_OBJ_ZCOPY]		= "zcopy",
 };
 
 static struct dentry *rds_debugfs_dir;

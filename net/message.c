@@ -13,6 +13,36 @@
 #define RDS_MSG_INLINE_MAX	(PAGE_SIZE / 2)
 
 /**
+ * rds_message_alloc_sgs - a message whose payload the caller attaches
+ * @len: payload length
+ * @nents: room for this many @m_sg entries (m_nents stays 0)
+ * @extra: bytes of inline payload room after the entries
+ * @gfp: allocation flags
+ *
+ * Return: the message with one reference, or NULL.
+ */
+struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
+					  size_t extra, gfp_t gfp)
+{
+	struct rds_message *rm;
+
+	rm = kmalloc(struct_size(rm, m_sg, nents) + extra, gfp | __GFP_ACCOUNT);
+	if (!rm)
+		return NULL;
+	memset(rm, 0, sizeof(*rm));
+	refcount_set(&rm->m_refcount, 1);
+	INIT_LIST_HEAD(&rm->m_sock_item);
+	INIT_LIST_HEAD(&rm->m_conn_item);
+	spin_lock_init(&rm->m_rs_lock);
+	rm->m_len = len;
+	rm->m_hdr.h_len = cpu_to_be32(len);
+	rds_obj_inc(RDS_OBJ_MESSAGE);
+	if (nents)
+		sg_init_table(rm->m_sg, nents);
+	return rm;
+}
+
+/**
  * rds_message_alloc - a message with room for @len payload bytes
  * @len: payload length (at most RDS_MAX_MSG_SIZE)
  * @gfp: allocation flags
@@ -28,26 +58,11 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	unsigned int nents = inline_data ? !!len : DIV_ROUND_UP(len, PAGE_SIZE);
 	struct rds_message *rm;
 	unsigned int i;
-	size_t size;
 
-	size = struct_size(rm, m_sg, nents);
-	if (inline_data)
-		size += len;
-	rm = kmalloc(size, gfp | __GFP_ACCOUNT);
-	if (!rm)
-		return NULL;
-	memset(rm, 0, sizeof(*rm));
-	refcount_set(&rm->m_refcount, 1);
-	INIT_LIST_HEAD(&rm->m_sock_item);
-	INIT_LIST_HEAD(&rm->m_conn_item);
-	spin_lock_init(&rm->m_rs_lock);
-	rm->m_len = len;
-	rm->m_hdr.h_len = cpu_to_be32(len);
-	rds_obj_inc(RDS_OBJ_MESSAGE);
-	if (!nents)
+	rm = rds_message_alloc_sgs(len, nents, inline_data ? len : 0, gfp);
+	if (!rm || !nents)
 		return rm;
 
-	sg_init_table(rm->m_sg, nents);
 	if (inline_data) {
 		sg_set_buf(&rm->m_sg[0], &rm->m_sg[1], len);
 		rm->m_nents = 1;
@@ -62,6 +77,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 			    min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE), 0);
 		rm->m_nents++;
 	}
+	set_bit(RDS_MSG_PAGES, &rm->m_flags);
 	return rm;
 err:
 	rds_message_put(rm);
@@ -74,9 +90,14 @@ static void rds_message_free(struct rds_message *rm)
 
 	WARN_ON_ONCE(!list_empty(&rm->m_sock_item));
 	WARN_ON_ONCE(!list_empty(&rm->m_conn_item));
-	if (rm->m_len > RDS_MSG_INLINE_MAX)
+	if (test_bit(RDS_MSG_ZCOPY, &rm->m_flags))
+		rds_zcopy_unpin(rm);
+	else if (rm->m_len > RDS_MSG_INLINE_MAX)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
+	/* Only now is the sender's buffer no longer ours. */
+	if (rm->m_znotifier)
+		rds_zcopy_notify(rm->m_znotifier);
 	rds_rdma_op_free(rm->m_rdma);
 	if (rm->m_conn && test_bit(RDS_MSG_PONG, &rm->m_flags))
 		atomic_dec(&rm->m_conn->c_pongs);

@@ -150,6 +150,7 @@ static inline struct rds_net *rds_net(struct net *net)
  * @rs_recv_queue: received messages not yet read (rds_incoming)
  * @rs_rcv_bytes: payload bytes on @rs_recv_queue
  * @rs_notify_queue: RDMA notifications for recvmsg (rds_notifier)
+ * @rs_zcookie_queue: MSG_ZEROCOPY completions for recvmsg (rds_znotifier)
  * @rs_congested: this socket's port is marked congested in its map
  * @rs_cong_mask: ports (mod 64) whose uncongestion the user waits for
  * @rs_cong_notify: bits of @rs_cong_mask that became uncongested
@@ -184,6 +185,7 @@ struct rds_sock {
 	struct list_head	rs_recv_queue;
 	size_t			rs_rcv_bytes;
 	struct list_head	rs_notify_queue;
+	struct list_head	rs_zcookie_queue;
 	bool			rs_congested;
 	u64			rs_cong_mask;
 	u64			rs_cong_notify;
@@ -280,6 +282,7 @@ enum rds_obj {
 	RDS_OBJ_CONN,
 	RDS_OBJ_CONG_MAP,
 	RDS_OBJ_MR,
+	RDS_OBJ_ZCOPY,		/* MSG_ZEROCOPY completions, sent or queued */
 	RDS_OBJ_MAX,
 };
 
@@ -345,6 +348,33 @@ void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
 /* message.c */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
+struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
+					  size_t extra, gfp_t gfp);
+
+/* zcopy.c */
+/**
+ * struct rds_znotifier - the completion of one MSG_ZEROCOPY send
+ * @z_list: on the sender's rs_zcookie_queue (under its rs_lock)
+ * @z_rs: the sender (a sock reference) once the message is queued; NULL
+ *	before, so a failed sendmsg() posts nothing
+ * @z_mmp: pinned pages charged to the user's RLIMIT_MEMLOCK
+ * @z_cookie: the sender's RDS_CMSG_ZCOPY_COOKIE
+ */
+struct rds_znotifier {
+	struct list_head	z_list;
+	struct rds_sock		*z_rs;
+	struct mmpin		z_mmp;
+	u32			z_cookie;
+};
+
+int rds_zcopy_cookie(struct cmsghdr *cmsg, u32 *cookie);
+struct rds_message *rds_zcopy_message(struct iov_iter *from, size_t len,
+				      u32 cookie);
+void rds_zcopy_queued_locked(struct rds_sock *rs, struct rds_message *rm);
+void rds_zcopy_unpin(struct rds_message *rm);
+void rds_zcopy_notify(struct rds_znotifier *zn);
+int rds_zcopy_recv(struct rds_sock *rs, struct msghdr *msg);
+void rds_zcopy_drop_completions(struct rds_sock *rs);
 
 /* rdma.c */
 int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);

@@ -421,8 +421,11 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 
 		inc = rds_next_incoming(rs);
 		if (!inc) {
+			/* As Linux: without data, completions come only to a
+			 * non-blocking call.
+			 */
 			if (nonblock)
-				return -EAGAIN;
+				return rds_zcopy_recv(rs, msg);
 			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
 								 rds_recv_pending(rs),
 								 timeo);
@@ -452,6 +455,8 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			ret = -EFAULT;
 			break;
 		}
+		/* As Linux: zero-copy completions ride along if they fit. */
+		rds_zcopy_recv(rs, msg);
 		rds_stats_inc(rn, RDS_STAT_RECV_DELIVERED);
 		rds_recv_name(rs, inc, msg);
 		break;

@@ -298,6 +298,7 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
 	sock_hold(rds_rs_to_sk(rs));
 	rm->m_rs = rs;
+	rds_zcopy_queued_locked(rs, rm);
 	rm->m_conn = conn;
 	rm->m_hdr.h_sport = sport;
 	rm->m_hdr.h_dport = dport;
@@ -583,12 +584,14 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 }
 
 /* Validate control messages as Linux's RDS does, in its order. RDMA and
- * atomics are checked further by rds_rdma_parse_cmsgs().
+ * atomics are checked further by rds_rdma_parse_cmsgs(); a zero-copy
+ * cookie goes to *@zcookie.
  */
-static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
+static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie)
 {
 	bool cookie = false, rdma = false, map = false;
 	struct cmsghdr *cmsg;
+	int ret;
 
 	for_each_cmsghdr(cmsg, msg) {
 		if (!CMSG_OK(msg, cmsg))
@@ -604,6 +607,9 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 			rdma = true;
 			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
+			ret = rds_zcopy_cookie(cmsg, zcookie);
+			if (ret)
+				return ret;
 			cookie = true;
 			fallthrough;
 		case RDS_CMSG_RDMA_DEST:
@@ -746,7 +752,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct in6_addr daddr;
 	bool queued = false, dead = false;
 	__be16 sport, dport;
-	u32 scope_id;
+	u32 scope_id, zcookie = 0;
 	long timeo;
 	int ret;
 
@@ -784,17 +790,23 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return -EMSGSIZE;
 	if (zcopy && !(rs->rs_transport->caps & RDS_TRANS_CAP_ZEROCOPY))
 		return -EOPNOTSUPP;
-	ret = rds_send_check_cmsgs(msg, zcopy);
+	ret = rds_send_check_cmsgs(msg, zcopy, &zcookie);
 	if (ret)
 		return ret;
 
-	rm = rds_message_alloc(payload_len, GFP_KERNEL);
-	if (!rm)
-		return -ENOMEM;
-	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
-	if (ret)
-		goto out;
-	rds_stats_add(rn, RDS_STAT_COPY_FROM_USER, payload_len);
+	if (zcopy) {
+		rm = rds_zcopy_message(&msg->msg_iter, payload_len, zcookie);
+		if (IS_ERR(rm))
+			return PTR_ERR(rm);
+	} else {
+		rm = rds_message_alloc(payload_len, GFP_KERNEL);
+		if (!rm)
+			return -ENOMEM;
+		ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+		if (ret)
+			goto out;
+		rds_stats_add(rn, RDS_STAT_COPY_FROM_USER, payload_len);
+	}
 	rm->m_daddr = daddr;
 	ret = rds_rdma_parse_cmsgs(rs, rm, msg);
 	if (ret)

@@ -16,10 +16,12 @@ WARMUP=${BENCH_WARMUP:-1}
 TRANSPORTS=${BENCH_TRANSPORTS:-loop}
 # name: rds-stress options. K/s counts every byte moved: messages plus
 # RDMA in and out (the rdma-* rows; Linux's loopback has no RDMA, so its
-# column reports the error).
+# column reports the error; TCP has none at all and skips them).
 SCENARIOS=(
 	"latency:-t 1 -d 1 -q 64 -a 64"
+	"throughput-small:-t 4 -d 16 -q 512 -a 64"
 	"throughput:-t 4 -d 16 -q 8192 -a 256"
+	"throughput-64k:-t 2 -d 8 -q 65536 -a 64"
 	"many-sockets:-t 16 -d 4 -q 256 -a 64"
 	"rdma-rw:-t 1 -d 4 -q 256 -a 64 -D 65536 -M 0"
 	"rdma-read:-t 1 -d 4 -q 256 -a 64 -D 65536 -M 1"
@@ -29,11 +31,13 @@ CSV=$OUT/runs.csv
 echo "impl,transport,scenario,run,status,tx_per_s,rx_per_s,kbytes_per_s,rtt_usec,tx_usec_per_call,error" > "$CSV"
 port=5000
 
-# Addresses per transport: both ends in this guest.
+# Addresses per transport: both ends in this guest. TCP needs two hosts
+# (RDS hands a local peer to loopback): two network namespaces joined by
+# veth (selftests/lib/netns_pair.sh), the active side in A, the passive in B.
 endpoints() {
 	case "$1" in
 	loop) echo "127.0.0.1 127.0.0.1" ;;
-	tcp) echo "10.99.0.1 10.99.0.2 --transport tcp" ;;
+	tcp) echo "$NETNS_A_IP $NETNS_B_IP --transport tcp" ;;
 	ib) echo "10.99.0.1 10.99.0.2 --transport ib" ;;
 	*) return 1 ;;
 	esac
@@ -68,26 +72,43 @@ print("ok,%.1f,%.1f,%.1f,%.2f,%.2f," % (mean("tx_per_s"), mean("rx_per_s"),
 PY
 }
 
+. selftests/lib/netns_pair.sh
 for tr in $TRANSPORTS; do
 	read -r laddr faddr extra <<<"$(endpoints "$tr")"
 	[ -n "$laddr" ] || { echo "bench: unknown transport $tr" >&2; continue; }
+	in_a=() in_b=()
+	if [ "$tr" = tcp ]; then
+		netns_pair_up || { echo "bench: no namespace pair" >&2; continue; }
+		modprobe rds_tcp
+		read -r -a in_a <<<"$NETNS_A_EXEC"
+		read -r -a in_b <<<"$NETNS_B_EXEC"
+	fi
 	for sc in "${SCENARIOS[@]}"; do
 		name=${sc%%:*}
 		opts=${sc#*:}
+		[ "$tr" = tcp ] && [[ $name == rdma-* ]] && continue
 		for run in $(seq "$RUNS"); do
 			port=$((port + 40))
-			tools/rds-stress -r "$faddr" -p $port > /tmp/passive.log 2>&1 &
+			"${in_b[@]}" tools/rds-stress -r "$faddr" -p $port > /tmp/passive.log 2>&1 &
 			ppid=$!
 			# shellcheck disable=SC2086
-			timeout $((SECONDS_MEASURED + WARMUP + 60)) tools/rds-stress \
+			timeout $((SECONDS_MEASURED + WARMUP + 60)) "${in_a[@]}" tools/rds-stress \
 				-r "$laddr" -s "$faddr" -p $port $opts $extra \
 				-T $((SECONDS_MEASURED + WARMUP)) --json \
 				> /tmp/active.json 2> /tmp/active.err
 			rc=$?
+			# A passive whose active failed before the control
+			# connection waits in accept() for ever: end it.
+			for _ in $(seq 50); do
+				kill -0 "$ppid" 2>/dev/null || break
+				sleep 0.1
+			done
+			kill "$ppid" 2>/dev/null
 			wait "$ppid"
 			fields=$(summarize /tmp/active.json /tmp/active.err $rc)
 			echo "$IMPL,$tr,$name,$run,$fields" | tee -a "$CSV"
 		done
 	done
+	[ "$tr" = tcp ] && netns_pair_down
 done
 exit 0

@@ -97,13 +97,13 @@ def main():
             w.writerow(row)
     # The table, for the terminal and a text file.
     lines, notes = [], []
-    hdr = "%-10s %-13s %-8s %-12s %-12s %s" % ("transport", "scenario", "metric",
+    hdr = "%-10s %-17s %-8s %-12s %-12s %s" % ("transport", "scenario", "metric",
                                               "ours", "in-tree", "ours/in-tree")
     lines += [hdr, "-" * len(hdr)]
     for k in keys:
         cells = summary[k]
         for m, label in METRICS:
-            lines.append("%-10s %-13s %-8s %-12s %-12s %s" % (
+            lines.append("%-10s %-17s %-8s %-12s %-12s %s" % (
                 k[0], k[1], label, fmt(cells.get("ours"), m, notes),
                 fmt(cells.get("intree"), m, notes), ratio(cells, m)))
     if notes:

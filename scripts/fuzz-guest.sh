@@ -135,6 +135,15 @@ if [ "${WIRE_FUZZ:-1}" = 1 ] && grep -q '^rds_tcp ' /proc/modules &&
 	netns_a "$REPO/selftests/wire/rds-wire-peer" -s 10.99.2.1 -t 10.99.2.2 \
 		--seconds "$SECS" fuzz > "$OUT/wire-fuzz.log" 2>&1 &
 	wire_pid=$!
+	# rds-fuzz (in this namespace) reaches namespace B at 10.99.4.2
+	# over a veth of its own: its zero-copy sends then cross a real
+	# RDS/TCP connection, dropped by the sysctl churn below.
+	ip link add rdsfz type veth peer name rdsfzb netns "$NETNS_B" &&
+		ip addr add 10.99.4.1/24 dev rdsfz && ip link set rdsfz up &&
+		ip -n "$NETNS_B" addr add 10.99.4.2/24 dev rdsfzb &&
+		ip -n "$NETNS_B" link set rdsfzb up &&
+		ip -n "$NETNS_B" route add 10.99.0.0/24 via 10.99.4.1 ||
+		echo "fuzz: no veth to namespace B: zero-copy stays local"
 	(while :; do
 		for v in 0 4096 65536 1048576; do
 			netns_b sysctl -qw net.rds.tcp.rds_tcp_sndbuf=$v \

@@ -137,13 +137,14 @@ enum op_id {
 	OP_SOCKET, OP_BIND, OP_CONNECT, OP_SENDMSG, OP_RECVMSG, OP_POLL,
 	OP_CLOSE, OP_SETSOCKOPT, OP_GETSOCKOPT, OP_INFO, OP_GET_MR, OP_FREE_MR,
 	OP_IOCTL, OP_NAME, OP_DUP, OP_FORK, OP_NETNS, OP_CHURN, OP_MMSG,
-	OP_MISC, OP_RDMA, OP_COUNT
+	OP_MISC, OP_RDMA, OP_ZCOPY, OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"socket", "bind", "connect", "sendmsg", "recvmsg", "poll", "close",
 	"setsockopt", "getsockopt", "rds_info", "get_mr", "free_mr", "ioctl",
 	"getname", "dup", "fork", "netns", "churn", "mmsg", "misc", "rdma",
+	"zcopy",
 };
 
 /* Count one syscall and its outcome for operation @op; returns @ret. */
@@ -772,10 +773,107 @@ static void op_rdma(struct fz *f)
 	}
 }
 
+static void op_churn(struct fz *f);
+
+/*
+ * MSG_ZEROCOPY that gets through the checks: a TCP-transport socket with
+ * SO_ZEROCOPY (made here, or any pool socket), a cookie, data from the
+ * scratch area or the churn area (unmapped and remapped under the sends:
+ * op_churn, and here right after), to a pool socket's address (through
+ * loopback) or to 10.99.4.2, a real RDS/TCP peer in another namespace
+ * when fuzz-guest.sh made one (its connections are dropped every few
+ * seconds: retransmission from held pages); then completions are reaped
+ * into control buffers of every size.
+ */
+static void op_zcopy(struct fz *f)
+{
+	static const size_t ctl_lens[] = { 0, 8, 16, 40, 52, 55, 56, 64, 4096 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct cmsg_builder b = { .buf = cbuf, .cap = sizeof(cbuf) };
+	struct iovec iov[3];
+	struct msghdr m;
+	socklen_t alen;
+	uint32_t cookie = rnd(f);
+	int fd, t = 2, one = 1, i, n;
+
+	switch (below(f, 4)) {
+	case 0:		/* a fresh zero-copy socket on TCP */
+		fd = done(f, OP_SOCKET, socket(AF_RDS, SOCK_SEQPACKET, 0));
+		if (fd < 0)
+			return;
+		done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT,
+						  &t, sizeof(t)));
+		done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY,
+						  &one, sizeof(one)));
+		if (chance(f, 30)) {
+			int v = PICK(f, ((const int[]){ 1, 4608, 65536 }));
+
+			done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_SOCKET,
+							  SO_SNDBUF, &v,
+							  sizeof(v)));
+		}
+		alen = pick_good_addr(f, &ss);
+		done(f, OP_BIND, bind(fd, (struct sockaddr *)&ss, alen));
+		pool_put(f, fd);
+		return;
+	case 1:		/* reap completions */
+		memset(&m, 0, sizeof(m));
+		m.msg_controllen = PICK(f, ctl_lens);
+		m.msg_control = m.msg_controllen ? cbuf : NULL;
+		done(f, OP_ZCOPY, recvmsg(pool_get(f), &m,
+					  MSG_DONTWAIT | (chance(f, 10) ?
+							  MSG_PEEK : 0)));
+		return;
+	default:
+		break;
+	}
+	fd = pool_get(f);
+	if (chance(f, 20))
+		done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY,
+						  &one, sizeof(one)));
+	if (chance(f, 50) || pool_get_bound(f, &ss, &alen) < 0) {
+		memset(&ss, 0, sizeof(ss));
+		in->sin_family = AF_INET;
+		in->sin_port = htons(HOT_PORT + below(f, HOT_PORTS));
+		inet_pton(AF_INET, "10.99.4.2", &in->sin_addr);
+		alen = sizeof(*in);
+	}
+	n = 1 + (int)below(f, 3);
+	for (i = 0; i < n; i++) {
+		uint64_t len = chance(f, 70) ? small_len(f) :
+			PICK(f, ((const uint64_t[]){ PG, 3 * PG + 5, 65536,
+						     1 << 19 }));
+		int in_churn = chance(f, 40);
+		char *base = in_churn ? churn : scratch;
+		size_t room = (in_churn ? CHURN_PAGES : SCRATCH_PAGES) * PG;
+
+		if (len > room)
+			len = room;
+		iov[i].iov_base = base + below(f, room - len + 1);
+		iov[i].iov_len = len;
+	}
+	cmsg_add(f, &b, SOL_RDS, RDS_CMSG_ZCOPY_COOKIE, &cookie,
+		 chance(f, 95) ? sizeof(cookie) : below(f, 9));
+	if (chance(f, 10))
+		cmsg_other(f, &b);
+	memset(&m, 0, sizeof(m));
+	m.msg_name = &ss;
+	m.msg_namelen = alen;
+	m.msg_iov = iov;
+	m.msg_iovlen = n;
+	m.msg_control = cbuf;
+	m.msg_controllen = b.len;
+	done(f, OP_ZCOPY, sendmsg(fd, &m, MSG_ZEROCOPY |
+				  (chance(f, 90) ? MSG_DONTWAIT : 0)));
+	if (chance(f, 20))
+		op_churn(f);
+}
+
 static void op_recvmsg(struct fz *f)
 {
-	static const size_t ctl_lens[] = { 0, 1, 8, 16, 20, 24, 32, 40, 64,
-					   128, 256, 4096 };
+	static const size_t ctl_lens[] = { 0, 1, 8, 16, 20, 24, 32, 40, 56,
+					   64, 128, 256, 4096 };
 	struct sockaddr_storage ss;
 	struct iovec iov[3];
 	struct msghdr m;
@@ -1204,6 +1302,7 @@ static const struct op ops[] = {
 	{ op_getsockopt, 4 }, { op_info, 3 }, { op_get_mr, 6 },
 	{ op_free_mr, 5 }, { op_ioctl, 3 }, { op_name, 2 }, { op_dup, 1 },
 	{ op_misc, 1 }, { op_churn, 1 }, { op_fork, 1 }, { op_netns, 1 },
+	{ op_zcopy, 6 },
 };
 
 static void run_one(struct fz *f)

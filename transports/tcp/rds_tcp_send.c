@@ -12,6 +12,7 @@
 #include <linux/bvec.h>
 #include <linux/highmem.h>
 #include <linux/uio.h>
+#include <net/rds/compat.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -56,9 +57,11 @@ static void rds_tcp_vecs_add_virt(struct rds_tcp_vecs *v, const void *p,
 	}
 }
 
-/* What is left of @rm from byte @pos of [header][payload]. */
+/* What is left of @rm from byte @pos of [header][payload]; only the
+ * rest of the header if @hdr_alone.
+ */
 static void rds_tcp_vecs_fill(struct rds_tcp_vecs *v, struct rds_message *rm,
-			      unsigned int pos)
+			      unsigned int pos, bool hdr_alone)
 {
 	unsigned int hlen = sizeof(rm->m_hdr), skip, i;
 
@@ -66,6 +69,8 @@ static void rds_tcp_vecs_fill(struct rds_tcp_vecs *v, struct rds_message *rm,
 	v->bytes = 0;
 	if (pos < hlen) {
 		rds_tcp_vecs_add_virt(v, (u8 *)&rm->m_hdr + pos, hlen - pos);
+		if (hdr_alone)
+			return;
 		pos = hlen;
 	}
 	skip = pos - hlen;
@@ -81,6 +86,14 @@ static void rds_tcp_vecs_fill(struct rds_tcp_vecs *v, struct rds_message *rm,
 			return;
 		skip = 0;
 	}
+}
+
+static bool rds_tcp_is_acked(struct rds_message *rm, u64 una)
+{
+	if (!test_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags))
+		return false;
+	smp_rmb();	/* pairs with rds_tcp_xmit()'s smp_mb__before_atomic() */
+	return (s32)((u32)rm->m_ack_seq - (u32)una) < 0;
 }
 
 /* A batch of two or more messages goes out corked, in full segments. */
@@ -105,11 +118,33 @@ void rds_tcp_xmit_complete(struct rds_connection *conn)
 	tc->t_corked = false;
 }
 
+/* Write @v: copied into the socket, or, with @splice, its pages handed
+ * to TCP (which takes page references) without copying; @more: the rest
+ * of the message follows at once.
+ */
+static int rds_tcp_sendmsg(struct socket *sock, struct rds_tcp_vecs *v,
+			   bool splice, bool more)
+{
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0);
+	struct msghdr msg;
+
+	if (splice)
+		return rds_sock_send_pages(sock, v->bv, v->n, v->bytes, flags);
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_flags = flags;
+	iov_iter_bvec(&msg.msg_iter, WRITE, v->bv, v->n, v->bytes);
+	return sock_sendmsg(sock, &msg);
+}
+
 /**
  * rds_tcp_xmit - write a message, or as much of it as fits
  * @conn: the connection (UP; the core's transmit lock is held)
  * @rm: the message
  * @pos: bytes of [header][payload] already written
+ *
+ * A payload in pages (a large message's own, or a zero-copy sender's
+ * pinned ones) is spliced into TCP, the header copied ahead of it; a
+ * small one is copied with the header, in one segment.
  *
  * Return: 0 when all of it is in the socket, -EAGAIN when the socket is
  * full (write_space kicks the sender), or the socket's error.
@@ -119,9 +154,11 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 	unsigned int total = sizeof(rm->m_hdr) + rm->m_len;
+	bool pages = test_bit(RDS_MSG_PAGES, &rm->m_flags);
 	struct socket *sock = tc->t_sock;
 	struct rds_tcp_vecs v;
-	struct msghdr msg;
+	bool splice;
+	u32 una;
 	int ret;
 
 	if (!sock)
@@ -131,15 +168,14 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 				      total - 1);
 
 	while (*pos < total) {
-		rds_tcp_vecs_fill(&v, rm, *pos);
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-		iov_iter_bvec(&msg.msg_iter, WRITE, v.bv, v.n, v.bytes);
+		splice = pages && *pos >= sizeof(rm->m_hdr);
+		rds_tcp_vecs_fill(&v, rm, *pos, pages);
 		/* Set before trying: a drain racing our return still kicks. */
 		WRITE_ONCE(tc->t_xmit_blocked, true);
 		/* write_space runs only with this set: it is how acks reach us. */
 		set_bit(SOCK_NOSPACE, &sock->flags);
-		ret = sock_sendmsg(sock, &msg);
+		ret = rds_tcp_sendmsg(sock, &v, splice,
+				      pages && !splice && rm->m_len);
 		if (ret > 0)
 			*pos += ret;
 		if (ret == -EAGAIN || (ret >= 0 && ret < v.bytes)) {
@@ -155,15 +191,16 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 	/* rds_tcp_is_acked() reads m_ack_seq only after seeing the bit. */
 	smp_mb__before_atomic();
 	set_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags);
+	/* An ack processed while we wrote (the peer's TCP answers at once
+	 * on a fast link; release_sock() ran write_space) found the bit
+	 * clear: without this look the message would wait for the next
+	 * ack, on an idle connection the keepalive probe's.
+	 */
+	smp_mb__after_atomic();
+	una = READ_ONCE(tcp_sk(sock->sk)->snd_una);
+	if (rds_tcp_is_acked(rm, una))
+		rds_send_drop_acked_fn(conn, rds_tcp_is_acked, una);
 	return 0;
-}
-
-static bool rds_tcp_is_acked(struct rds_message *rm, u64 una)
-{
-	if (!test_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags))
-		return false;
-	smp_rmb();	/* pairs with rds_tcp_xmit()'s smp_mb__before_atomic() */
-	return (s32)((u32)rm->m_ack_seq - (u32)una) < 0;
 }
 
 /**

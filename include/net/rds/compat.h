@@ -9,7 +9,12 @@
 #ifndef _NET_RDS_COMPAT_H
 #define _NET_RDS_COMPAT_H
 
+#include <linux/bvec.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/socket.h>
 #include <linux/sysctl.h>
+#include <linux/uio.h>
 #include <linux/version.h>
 #include <net/net_namespace.h>
 
@@ -54,5 +59,87 @@ rds_register_net_sysctl(struct net *net, const char *path,
 #else
 #include <asm/unaligned.h>
 #endif
+
+/**
+ * rds_iter_get_user_pages - hold the user pages under the next bytes of @i
+ * @i: a user-backed iterator (user_backed_iter()); advanced past them
+ * @pages: room for @maxpages pages
+ * @maxsize: at most this many bytes
+ * @maxpages: at most this many pages
+ * @off: where the bytes start in the first page
+ *
+ * Since 6.3 the pages are pinned (FOLL_PIN, iov_iter_extract_pages()):
+ * the kernel reads their contents, which is what pins are for. Before,
+ * they are referenced (iov_iter_get_pages2()), as TCP's own MSG_ZEROCOPY
+ * does on those kernels. Never FOLL_LONGTERM: the hold lasts until the
+ * peer acks, and a long-term pin would migrate the pages out of movable
+ * memory on every send. Release each with rds_put_user_page().
+ *
+ * Return: bytes held (from one iovec segment), or -errno.
+ */
+static inline ssize_t rds_iter_get_user_pages(struct iov_iter *i,
+					      struct page **pages,
+					      size_t maxsize,
+					      unsigned int maxpages,
+					      size_t *off)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	return iov_iter_extract_pages(i, &pages, maxsize, maxpages, 0, off);
+#else
+	return iov_iter_get_pages2(i, pages, maxsize, maxpages, off);
+#endif
+}
+
+/* Give back a page from rds_iter_get_user_pages(); any context. */
+static inline void rds_put_user_page(struct page *page)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	unpin_user_page(page);
+#else
+	put_page(page);
+#endif
+}
+
+/**
+ * rds_sock_send_pages - send pages on a stream socket without copying
+ * @sock: the socket
+ * @bv: the pieces; not slab memory (sendpage_ok())
+ * @n: how many
+ * @bytes: their total length
+ * @flags: MSG_* flags (MSG_DONTWAIT ...)
+ *
+ * The socket takes its own page references. MSG_SPLICE_PAGES since 6.5;
+ * kernel_sendpage() page by page before (it is gone since).
+ *
+ * Return: bytes taken (maybe fewer than @bytes), or -errno.
+ */
+static inline int rds_sock_send_pages(struct socket *sock, struct bio_vec *bv,
+				      unsigned int n, size_t bytes, int flags)
+{
+#ifdef MSG_SPLICE_PAGES
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+
+	iov_iter_bvec(&msg.msg_iter, WRITE, bv, n, bytes);
+	return sock_sendmsg(sock, &msg);
+#else
+	unsigned int i;
+	int sent = 0, ret;
+
+	for (i = 0; i < n; i++) {
+		int f = flags;
+
+		if (i + 1 < n)
+			f |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+		ret = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
+				      bv[i].bv_len, f);
+		if (ret <= 0)
+			return sent ?: ret;
+		sent += ret;
+		if (ret < bv[i].bv_len)
+			break;
+	}
+	return sent;
+#endif
+}
 
 #endif /* _NET_RDS_COMPAT_H */

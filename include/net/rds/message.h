@@ -18,6 +18,7 @@
 struct rds_connection;
 struct rds_rdma_op;
 struct rds_sock;
+struct rds_znotifier;
 
 /**
  * struct rds_incoming - one received message, owned by its transport
@@ -52,6 +53,14 @@ enum {
 	RDS_MSG_HAS_ACK_SEQ,	/* m_ack_seq is valid */
 	RDS_MSG_RETRANSMITTED,	/* queued again after a reconnect */
 	RDS_MSG_PONG,		/* a pong: counted in m_conn->c_pongs */
+	RDS_MSG_ZCOPY,		/* m_sg holds the sender's own pages, pinned
+				 * (MSG_ZEROCOPY), any offset and length per
+				 * entry; RDS_MSG_PAGES is set too
+				 */
+	RDS_MSG_PAGES,		/* m_sg entries are pages, not slab memory: a
+				 * transport may hand them to the network
+				 * stack by reference instead of copying
+				 */
 };
 
 /**
@@ -76,9 +85,12 @@ enum {
  * @m_rdma_cookie: cookie of one of the sender's regions named to the peer
  *	(RDS_CMSG_RDMA_MAP or RDS_CMSG_RDMA_DEST), or 0
  * @m_rdma_mapped: @m_rdma_cookie was registered for this message
+ * @m_znotifier: the MSG_ZEROCOPY completion posted to the sender when the
+ *	message is freed, or NULL (core only)
  * @m_nents: number of @m_sg entries
  * @m_sg: the payload: one entry pointing into this allocation for small
- *	messages, else one page per entry (RDS_FRAG_SIZE each but the last)
+ *	messages, else one page per entry (RDS_FRAG_SIZE each but the last);
+ *	with RDS_MSG_ZCOPY, the sender's pages as its buffer lies in them
  */
 struct rds_message {
 	refcount_t		m_refcount;
@@ -96,6 +108,7 @@ struct rds_message {
 	struct rds_rdma_op	*m_rdma;
 	u64			m_rdma_cookie;
 	bool			m_rdma_mapped;
+	struct rds_znotifier	*m_znotifier;
 	unsigned int		m_nents;
 	struct scatterlist	m_sg[];
 };
