@@ -113,6 +113,12 @@ void rds_info_emit(struct rds_info_buf *b, const void *rec);
  *	whose key state is @kg; never 0. Required with @xmit_rdma. The
  *	loopback transport uses rds_mr_key_next(); an adapter returns its
  *	MR's rkey. Process context.
+ * @max_lanes: how many lanes (parallel connections, RDS_MPATH_WORKERS at
+ *	most) this transport opens to one peer in @net: @ids says whether
+ *	the peer names its lanes (RDS_EXTHDR_LANES) or fills them first-free
+ *	as Linux does. A transport with lanes names each lane it connects
+ *	(TCP: low bits of the source port) and accepts by that name from a
+ *	peer with ids. NULL: one lane. Any context, must not sleep.
  * @tos_map: the TOS a socket on this transport gets when it asks for
  *	@tos (SIOCRDSSETTOS). NULL: as asked.
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
@@ -154,6 +160,7 @@ struct rds_transport {
 		    unsigned int *pos);
 	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
 	u32 (*mr_key)(struct rds_mr_keygen *kg);
+	unsigned int (*max_lanes)(struct net *net, bool ids);
 	u8 (*tos_map)(u8 tos);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
