@@ -514,7 +514,7 @@ void rds_connect_complete(struct rds_connection *conn)
 	if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) && !conn->c_loopback &&
 	    !conn->c_lane) {
 		set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
-		rds_lanes_kick(conn);
+		rds_lanes_connected(conn);
 	}
 	rds_send_kick(conn);
 }

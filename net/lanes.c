@@ -117,19 +117,54 @@ void rds_lanes_worker(struct work_struct *work)
 }
 
 /**
+ * rds_lanes_connected - lane 0 of a wire transport came up
+ * @conn0: lane 0
+ *
+ * Lanes the count allows follow (lower address). While the count is
+ * unknown both ends ask, whichever connected (Linux asks from the
+ * accepting end): a probe sent before may have been lost with the
+ * connection that carried it, so a new one goes out either way.
+ */
+void rds_lanes_connected(struct rds_connection *conn0)
+{
+	if (!smp_load_acquire(&conn0->c_npaths) &&
+	    max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) > 1) {
+		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+		rds_conn_probe(conn0);
+	}
+	rds_lanes_kick(conn0);
+}
+
+/**
+ * rds_lanes_probe_gone - a probe left its connection unanswered
+ * @rm: a message taken off a connection without being acked
+ *
+ * Another probe may go out then.
+ */
+void rds_lanes_probe_gone(struct rds_message *rm)
+{
+	if (test_bit(RDS_MSG_PONG, &rm->m_flags) &&
+	    rm->m_hdr.h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+	    !rm->m_hdr.h_dport)
+		clear_bit(RDS_CONN_PROBE_SENT, &rm->m_conn->c_flags);
+}
+
+/**
  * rds_lanes_keep_up - should a lane that went down come back by itself?
  * @conn: the lane
  *
- * On the lower address, lanes 1..n-1 always reconnect, as in Linux: the
- * higher one cannot bring them back (only lane 0 wakes the peer up).
+ * With more than one lane, the lower address reconnects every lane, as
+ * Linux does: the higher one cannot bring lanes other than 0 back, and
+ * congestion map updates travel on lane 0 only. One lane reconnects when
+ * it has work, as before.
  */
 bool rds_lanes_keep_up(struct rds_connection *conn)
 {
-	struct rds_connection *conn0 = conn->c_lane0;
+	struct rds_connection *conn0 = rds_conn_lane0(conn);
+	unsigned int n = rds_conn_lanes(conn0, NULL);
 
-	return conn0 && !rds_conn_peer_is_lower(conn) &&
-	       !test_bit(RDS_CONN_DESTROYING, &conn0->c_flags) &&
-	       conn->c_lane < rds_conn_lanes(conn0, NULL);
+	return n > 1 && conn->c_lane < n && !rds_conn_peer_is_lower(conn) &&
+	       !test_bit(RDS_CONN_DESTROYING, &conn0->c_flags);
 }
 
 /**

@@ -339,6 +339,8 @@ void rds_conn_exit(void);
 /* lanes.c */
 void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr);
 void rds_lanes_kick(struct rds_connection *conn0);
+void rds_lanes_connected(struct rds_connection *conn0);
+void rds_lanes_probe_gone(struct rds_message *rm);
 void rds_lanes_worker(struct work_struct *work);
 bool rds_lanes_keep_up(struct rds_connection *conn);
 void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr);

@@ -140,8 +140,10 @@ void rds_send_drop_all(struct rds_connection *conn)
 	spin_lock_bh(&conn->c_lock);
 	list_splice_init(&conn->c_retrans, &dropped);
 	list_splice_tail_init(&conn->c_send_queue, &dropped);
-	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item)
+	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item) {
+		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	}
 	spin_unlock_bh(&conn->c_lock);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
@@ -166,6 +168,7 @@ void rds_send_drop_orphans(struct rds_connection *conn)
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
 		if (READ_ONCE(rm->m_rs))
 			continue;
+		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_move_tail(&rm->m_conn_item, &dropped);
 	}

@@ -170,9 +170,6 @@ static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 		rds_conn_put(conn);
 		goto refuse;
 	}
-	/* As Linux: the accepting side asks how many lanes there are. */
-	if (!READ_ONCE(conn->c_npaths))
-		rds_conn_probe(conn);
 	rds_conn_put(lane);
 	rds_conn_put(conn);
 	return;
