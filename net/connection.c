@@ -752,18 +752,27 @@ void rds_conn_destroy_transport(const struct rds_transport *trans,
 				struct net *net)
 {
 	struct rds_conn_match m = { .trans = trans, .net = net };
+	bool again;
 	LIST_HEAD(list);
 
-	if (net) {
-		rds_conn_collect(rds_net(net), &list, rds_conn_of_trans, &m);
-	} else {
-		down_read(&net_rwsem);
-		for_each_net(net)
-			rds_conn_collect(rds_net(net), &list,
+	/* A lane may be created while the walk is past its bucket but not
+	 * yet at its lane 0's (after which none can be): walk again until
+	 * a walk finds nothing.
+	 */
+	do {
+		if (m.net) {
+			rds_conn_collect(rds_net(m.net), &list,
 					 rds_conn_of_trans, &m);
-		up_read(&net_rwsem);
-	}
-	rds_conn_kill_list(&list);
+		} else {
+			down_read(&net_rwsem);
+			for_each_net(net)
+				rds_conn_collect(rds_net(net), &list,
+						 rds_conn_of_trans, &m);
+			up_read(&net_rwsem);
+		}
+		again = !list_empty(&list);
+		rds_conn_kill_list(&list);
+	} while (again);
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_of_trans, &m));
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_transport);
@@ -783,6 +792,7 @@ void rds_conn_net_exit(struct rds_net *rn)
 	cancel_delayed_work_sync(&rn->reap_w);
 	rds_conn_collect(rn, &list, rds_conn_any, NULL);
 	rds_conn_kill_list(&list);
+	/* conns_closed: nothing was created after that walk. */
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_in_net,
 							 rn->net));
 	list_for_each_entry_safe(t, tmp, &rn->tomb_list, t_item)
