@@ -127,7 +127,7 @@ void rds_lanes_worker(struct work_struct *work)
  */
 void rds_lanes_connected(struct rds_connection *conn0)
 {
-	if (!smp_load_acquire(&conn0->c_npaths) &&
+	if (!READ_ONCE(conn0->c_npaths) &&
 	    max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) > 1) {
 		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 		rds_conn_probe(conn0);
@@ -193,6 +193,7 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr)
 	if (READ_ONCE(conn0->c_npaths) != n ||
 	    READ_ONCE(conn0->c_peer_ids) != ids) {
 		WRITE_ONCE(conn0->c_peer_ids, ids);
+		/* Readers of the count see the ids (rds_conn_lanes()). */
 		smp_store_release(&conn0->c_npaths, n);
 		/* A sender that sees the new generation sees the count. */
 		smp_mb__before_atomic();
@@ -291,8 +292,11 @@ unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 
 	if (max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) < 2)
 		return 0;
+	/* Before the count: a count newer than @gen makes the next send
+	 * look again (pairs with rds_lanes_learn()'s barrier).
+	 */
 	gen = atomic_read_acquire(&rds_lanes_gen);
-	if (!smp_load_acquire(&conn0->c_npaths)) {
+	if (!READ_ONCE(conn0->c_npaths)) {
 		if (!rds_lanes_hash(rs, RDS_MPATH_WORKERS))
 			return rds_lanes_keep_order(rs, conn0, 0, gen);
 		rds_conn_probe(conn0);
@@ -301,8 +305,8 @@ unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 							 READ_ONCE(conn0->c_npaths),
 							 min_t(long, timeo,
 							       RDS_LANES_PROBE_WAIT));
-		gen = atomic_read_acquire(&rds_lanes_gen);
-		if (!smp_load_acquire(&conn0->c_npaths))
+		gen = atomic_read_acquire(&rds_lanes_gen);	/* as above */
+		if (!READ_ONCE(conn0->c_npaths))
 			return rds_lanes_keep_order(rs, conn0, 0, gen);
 	}
 	n = rds_conn_lanes(conn0, NULL);
