@@ -84,8 +84,11 @@ rmmod_under_load() {
 		pair || return 1
 		traffic
 		pkill -9 -f "rds-wirecheck" 2>/dev/null
+		# pkill does not wait: a socket still open pins rds_tcp, and
+		# rmmod would rightly fail. Wait for the processes to be gone.
+		while pgrep -f "rds-wirecheck" >/dev/null; do sleep 0.1; done
 		# Sockets are gone; connections are busy with what they had.
-		rmmod rds_tcp || { echo "rmmod failed"; return 1; }
+		rmmod rds_tcp || { echo "rmmod failed"; grep '^rds_tcp ' /proc/modules; return 1; }
 		modprobe rds_tcp || return 1
 		ip netns del $A
 		ip netns del $B
