@@ -276,6 +276,18 @@ static unsigned int rds_lanes_keep_order(struct rds_sock *rs,
 }
 
 /**
+ * rds_lanes_unsettle - @rs sent off its hash's lane
+ * @rs: the socket
+ *
+ * Its next sends look at what it has queued first, as after a change of
+ * the lane count (rds_lanes_keep_order()).
+ */
+void rds_lanes_unsettle(struct rds_sock *rs)
+{
+	WRITE_ONCE(rs->rs_lanes_gen, atomic_read(&rds_lanes_gen) - 1);
+}
+
+/**
  * rds_lanes_pick - the lane a message of @rs to @conn0's peer goes on
  * @rs: the sending socket
  * @conn0: lane 0 of the peer

@@ -346,6 +346,7 @@ bool rds_lanes_keep_up(struct rds_connection *conn);
 void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr);
 unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 			    bool nonblock, long timeo);
+void rds_lanes_unsettle(struct rds_sock *rs);
 void rds_lanes_init(void);
 
 /* cong.c, the wire half */

@@ -739,6 +739,13 @@ static struct rds_connection *rds_send_lane(struct rds_sock *rs,
 	if (k == conn->c_lane)
 		return conn;
 	lane = rds_conn_lane(conn0, k, GFP_KERNEL);	/* conn holds conn0 */
+	if (IS_ERR(lane) && PTR_ERR(lane) == -ENOBUFS) {
+		/* At net.rds.max_connections: lane 0, which exists, and
+		 * stay there while messages are queued on it.
+		 */
+		rds_lanes_unsettle(rs);
+		lane = rds_conn_lane(conn0, 0, GFP_KERNEL);
+	}
 	rds_conn_put(conn);
 	if (!IS_ERR(lane))
 		rds_send_cache_conn(rs, lane);

@@ -31,6 +31,8 @@ RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost.XXXXXX)
 RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
 trap 'rm -rf "$RDS_TOOLS_WORK"' EXIT
 PORT=4800
+WC=$PWD/wirecheck/rds-wirecheck
+WCPORT=5600
 
 if ! ROLE=$(wire_role); then
 	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
@@ -70,6 +72,38 @@ ping_when_ready() {	# ADDRESS: after host b is up
 	wire_wait ready 180 && rds_ping_all "" 5 "$1"
 }
 
+# Host b: host a's 8 sockets (8 bound ports: spread over the lanes) send 9
+# messages each, 0 B to 64 KiB, SHA-256 checked: exactly once, in order.
+wc_serve() {
+	local p rc
+	"$WC" recv "$RDS_WIRE_SELF" $WCPORT 8 9 120 > "$RDS_TOOLS_WORK/wc" 2>&1 &
+	p=$!
+	sleep 0.5
+	wire_mark wc
+	wait $p
+	rc=$?
+	wire_mark wcdone
+	cat "$RDS_TOOLS_WORK/wc"
+	return $rc
+}
+
+# Host a: the senders, until host b's receiver is through.
+wc_send() {
+	local i rc pids=()
+	wire_wait wc 180 || return 1
+	for ((i = 0; i < 8; i++)); do
+		"$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" $WCPORT $i 9 \
+			> "$RDS_TOOLS_WORK/wc$i" 2>&1 &
+		pids+=($!)
+	done
+	wire_wait wcdone 180
+	rc=$?
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	cat "$RDS_TOOLS_WORK"/wc[0-7]
+	return $rc
+}
+
 # Ours offers a Linux peer more than one lane only when told to.
 lanes_for_linux() {
 	[ "${RDS_IMPL:-}" = ours ] || { echo "Linux's rds_tcp: always 8 lanes"; return 0; }
@@ -102,13 +136,15 @@ stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
 big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 6; else tap_plan 11; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 7; else tap_plan 12; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IPv4: verified" \
 		serve stress4 "$PORT" "$RDS_WIRE_SELF"
 	tap_check "host b: served rds-stress over IPv6: verified" \
 		serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
+	tap_check "host b: rds-wirecheck from 8 sockets of host a: exactly once, in order, SHA-256 intact" \
+		wc_serve
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host b: served rds-stress with 64 KiB requests: verified" \
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
@@ -125,7 +161,7 @@ b)
 	wire_wait finished 300
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 10; else tap_plan 14; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 15; fi
 	common
 	tap_check "host a: rds-ping host b over IPv4: 5 of 5" ping_when_ready "$RDS_WIRE_PEER"
 	tap_check "host a: rds-ping host b over IPv6: 5 of 5" ping_when_ready "$RDS_WIRE_PEER6"
@@ -133,6 +169,7 @@ a)
 		client stress4 "$PORT" "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
 	tap_check "host a: rds-stress to host b over IPv6: verified, messages both ways" \
 		client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
+	tap_check "host a: rds-wirecheck senders on 8 sockets ran until host b had all" wc_send
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host a: rds-stress to host b, 64 KiB requests: verified" \
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"

@@ -19,11 +19,14 @@ WORK=$(mktemp -d /tmp/rds-tcp-mpath.XXXXXX)
 A=$NETNS_A B=$NETNS_B
 A4=$NETNS_A_IP B4=$NETNS_B_IP A6=$NETNS_A_IP6 B6=$NETNS_B_IP6
 LANES=/proc/sys/net/rds/tcp/rds_tcp_lanes
-PLAN=12
+PLAN=13
+C=rds-mpc D=rds-mpd
 
 cleanup() {
 	pkill -f "rds-wirecheck send" 2>/dev/null
 	netns_pair_down 2>/dev/null
+	ip netns del $C 2>/dev/null
+	ip netns del $D 2>/dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -167,6 +170,24 @@ check() {
 	tap_check "$@"
 }
 
+# Lanes count against net.rds.max_connections: a pair of its own whose
+# sender may have 3 connections gets lane 0 and two more; sockets whose
+# hash names a lane beyond send on lane 0, still exactly once, in order.
+cap_holds() {
+	local n
+	ip netns add $C && ip netns add $D &&
+	ip link add rdsvc netns $C type veth peer name rdsvd netns $D &&
+	ip -n $C link set lo up && ip -n $D link set lo up &&
+	ip -n $C addr add 10.99.3.1/24 dev rdsvc &&
+	ip -n $D addr add 10.99.3.2/24 dev rdsvd &&
+	ip -n $C link set rdsvc up && ip -n $D link set rdsvd up &&
+	ip netns exec $C sysctl -qw net.rds.max_connections=3 || return 1
+	wirecheck $C 10.99.3.1 $D 10.99.3.2 8 12 || return 1
+	n=$(ip netns exec $C ss -Htn state established "( dport = :16385 )" | wc -l)
+	echo "$n lanes under a cap of 3 connections"
+	[ "$n" -ge 1 ] && [ "$n" -le 3 ]
+}
+
 tap_plan $PLAN
 if ! netns_pair_up; then
 	for i in $(seq $PLAN); do tap_skip "tcp mpath $i" "no veth/netns in this guest"; done
@@ -199,4 +220,6 @@ check "rds_tcp_lanes 1 (no multipath): 1 lane, and traffic flows" \
 set_lanes $A rds_tcp_lanes 8
 check "rds_tcp_lanes back to 8: the probe brings 8 lanes back" \
 	lanes_up $B4 8
+check "net.rds.max_connections 3: at most 3 lanes, the rest on lane 0, in order" \
+	cap_holds
 tap_done
