@@ -479,13 +479,19 @@ static int sess_open(struct rds_wire_sess *s, uint32_t src)
  * ping is answered; the target may still be tearing down the previous
  * connection, so a few attempts.
  */
+static int lane_sess_open(struct rds_wire_sess *s, int lane);
+
 static int target_alive(int attempts)
 {
 	struct rds_wire_sess s;
 	int i, r;
 
 	for (i = 0; i < attempts; i++) {
-		if (sess_open(&s, opt.src) == 0) {
+		/* From a port naming lane 0: a target told (by a fuzzed
+		 * probe) that we name lanes refuses lanes beyond its count,
+		 * never lane 0.
+		 */
+		if (lane_sess_open(&s, 0) == 0) {
 			r = rds_wire_ping(&s, 7000 + i, 3000);
 			rds_wire_sess_close(&s);
 			if (r == 1)
@@ -866,6 +872,7 @@ static int t_handshake_ext(void)
 static int lane_sess_open(struct rds_wire_sess *s, int lane)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct timeval tmo = { .tv_sec = 3 };
 	int fd, one = 1, i;
 
 	for (i = 0; i < 64; i++) {
@@ -873,6 +880,8 @@ static int lane_sess_open(struct rds_wire_sess *s, int lane)
 		if (fd < 0)
 			return -1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* connect() gives up after this too */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
 		sa.sin_addr.s_addr = opt.src;
 		sa.sin_port = htons(40000 + 8 * rndn(2500) + lane);
 		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -883,6 +892,11 @@ static int lane_sess_open(struct rds_wire_sess *s, int lane)
 				s->laddr = opt.src;
 				s->faddr = opt.dst;
 				return 0;
+			}
+			/* Only a port in use is worth another port. */
+			if (errno != EADDRINUSE && errno != EADDRNOTAVAIL) {
+				close(fd);
+				return -1;
 			}
 		}
 		close(fd);
@@ -1457,9 +1471,11 @@ static void fuzz_frame(struct rds_wire_sess *s, unsigned char *buf, size_t cap)
 		int ne = 1 + rndn(4);
 
 		for (i = 0; i < ne; i++) {
-			static const uint8_t ty[] = { 1, 2, 3, 5, 6 };
+			static const uint8_t ty[] = {
+				1, 2, 3, 5, 6, RDS_WIRE_EXT_LANES
+			};
 
-			rds_wire_ext_add(m.ext, &pos, ty[rndn(5)],
+			rds_wire_ext_add(m.ext, &pos, ty[rndn(6)],
 					 rndn(2) ? (uint32_t)rnd() : rndn(10),
 					 (uint32_t)rnd(), NULL, 0);
 		}
