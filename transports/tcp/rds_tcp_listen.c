@@ -87,9 +87,10 @@ static struct rds_connection *rds_tcp_accept_lane(struct rds_connection *conn0,
 
 	n = rds_conn_lanes(conn0, &ids);
 	if (ids) {
+		/* Any lane it names, even beyond the count: after the count
+		 * went down, one end may still have messages on such a lane.
+		 */
 		k = ntohs(fport) & RDS_TCP_LANE_MASK;
-		if (k >= n)
-			return NULL;
 		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
 		return IS_ERR(lane) ? NULL : lane;
 	}
@@ -126,10 +127,10 @@ static void rds_tcp_connect_back(struct rds_connection *conn0, __be16 fport)
 	unsigned int k = 0;
 	bool ids;
 
-	if (rds_conn_lanes(conn0, &ids) > 1 && ids)
+	/* The peer only tries when it has messages on that lane. */
+	rds_conn_lanes(conn0, &ids);
+	if (ids)
 		k = ntohs(fport) & RDS_TCP_LANE_MASK;
-	if (k >= rds_conn_lanes(conn0, NULL))
-		return;
 	lane = rds_conn_lane(conn0, k, GFP_KERNEL);
 	if (IS_ERR(lane))
 		return;
