@@ -236,6 +236,7 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 	struct rds_tcp_callbacks orig;
 	struct socket *sock;
+	bool established;
 	int ret;
 
 	mutex_lock(&tc->t_mutex);
@@ -251,13 +252,16 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		 */
 		orig = rds_tcp_net(rds_conn_net(conn))->listen_orig;
 		rds_tcp_install(tc, sock, &orig);
+		/* The peer may have closed before our callbacks were in (no
+		 * state change follows). Read under t_mutex: once it is
+		 * dropped a shutdown may release the socket.
+		 */
+		established = READ_ONCE(sock->sk->sk_state) == TCP_ESTABLISHED;
 		mutex_unlock(&tc->t_mutex);
 		rds_connect_complete(conn);
-		/* Bytes may have come before our callbacks were in, and the
-		 * peer may have closed meanwhile (no state change follows).
-		 */
+		/* Bytes may have come before our callbacks were in. */
 		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
-		if (READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
+		if (!established)
 			rds_conn_drop(conn);
 		return 0;
 	}
