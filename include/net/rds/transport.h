@@ -124,6 +124,12 @@ void rds_info_emit(struct rds_info_buf *b, const void *rec);
  * @mr_free: undo @mr_register. When it returns no peer can reach the
  *	pages any more (an adapter invalidates and waits). NULL if there is
  *	nothing to undo. Process context, may sleep.
+ * @max_lanes: how many lanes (parallel connections, RDS_MPATH_WORKERS at
+ *	most) this transport opens to one peer in @net: @ids says whether
+ *	the peer names its lanes (RDS_EXTHDR_LANES) or fills them first-free
+ *	as Linux does. A transport with lanes names each lane it connects
+ *	(TCP: low bits of the source port) and accepts by that name from a
+ *	peer with ids. NULL: one lane. Any context, must not sleep.
  * @tos_map: the TOS a socket on this transport gets when it asks for
  *	@tos (SIOCRDSSETTOS). NULL: as asked.
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
@@ -170,6 +176,7 @@ struct rds_transport {
 			   const struct in6_addr *laddr,
 			   struct rds_mr_keygen *kg);
 	void (*mr_free)(struct rds_mr *mr);
+	unsigned int (*max_lanes)(struct net *net, bool ids);
 	u8 (*tos_map)(u8 tos);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
