@@ -200,6 +200,7 @@ enum {
  * @i_ack_sge: the ack's header
  * @i_ack_wr: the ack's work request
  * @i_peer_acked: highest ack the peer sent
+ * @i_ack_told: the sequence our last explicit ack carried (i_rx_lock)
  * @i_rx_lock: serializes the receive path (completions and the worker)
  * @i_recv_ring: slots in the receive ring
  * @i_recvs: the receive ring
@@ -242,6 +243,7 @@ struct rds_rdma_conn {
 	struct ib_sge		i_ack_sge;
 	struct ib_send_wr	i_ack_wr;
 	u64			i_peer_acked;
+	u64			i_ack_told;
 
 	spinlock_t		i_rx_lock;	/* receive path */
 	u32			i_recv_ring;

@@ -10,6 +10,11 @@
  * receive is posted until the backlog drains, so the peer's sends wait
  * in RNR retries (infinite, as Linux sets them) instead of being lost.
  * Nothing on the backlog is acked before it is delivered.
+ *
+ * A sender asks for an ack only every few messages, so the last ones of
+ * a burst would wait on its retransmit queue for the next traffic: a
+ * receiver that has delivered messages acks them explicitly once it has
+ * been quiet for RDS_RDMA_ACK_IDLE (unless an ack went out meanwhile).
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -18,6 +23,8 @@
 
 /* How soon a refused message or a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
+/* How long delivered messages may go without an ack. */
+#define RDS_RDMA_ACK_IDLE	msecs_to_jiffies(100)
 
 static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 {
@@ -118,6 +125,8 @@ static bool rds_rdma_deliver(struct rds_connection *conn,
 		return false;
 	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
 		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+	else
+		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, RDS_RDMA_ACK_IDLE);
 	rds_inc_put(&inc->ii_inc);
 	return true;
 }
@@ -257,7 +266,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rds_rdma_recv_worker - deliver the backlog, refill the ring
+ * rds_rdma_recv_worker - deliver the backlog, refill the ring, ack
  * @work: the connection's i_rx_w
  *
  * Context: process context.
@@ -285,6 +294,8 @@ void rds_rdma_recv_worker(struct work_struct *work)
 	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_THREAD);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	if (rds_rdma_ack_seq(conn) != ic->i_ack_told)
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 	rds_rdma_send_ack(conn);
 out:
 	spin_unlock_bh(&ic->i_rx_lock);

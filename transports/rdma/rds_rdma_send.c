@@ -151,7 +151,8 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 	clear_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 
 	memset(hdr, 0, sizeof(*hdr));
-	hdr->h_ack = cpu_to_be64(rds_rdma_ack_seq(conn));
+	ic->i_ack_told = rds_rdma_ack_seq(conn);
+	hdr->h_ack = cpu_to_be64(ic->i_ack_told);
 	rds_hdr_csum_set(hdr);
 	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), ic->i_ack_sge.addr,
 				      sizeof(*hdr), DMA_TO_DEVICE);
