@@ -77,7 +77,7 @@ ib_alone() {
 }
 
 # ib_conn PEER: rds-info -n has the connection to PEER over infiniband,
-# up, and rds-info -I lists it with its rings.
+# up, and rds-info -I lists it with its rings and GIDs.
 ib_conn() {
 	local peer=$1 info rings
 	info=$("$RDS_TOOLS/rds-info" -n 2>&1)
@@ -91,8 +91,12 @@ ib_conn() {
 		echo "$info" | awk -v p="$peer" \
 			'$2 == p && $6 == "infiniband" && $7 ~ /C/ { f = 1 } END { exit !f }'
 	fi || { echo "no infiniband connection to $peer in rds-info -n"; return 1; }
-	echo "$rings" | awk -v p="$peer" '$2 == p && $7 > 0 && $8 > 0 { f = 1 } END { exit !f }' ||
-		{ echo "no IB connection to $peer in rds-info -I"; return 1; }
+	# Rings, and the RoCE GIDs of both addresses (IPv4's v4-mapped).
+	echo "$rings" | awk -v p="$peer" '
+		$2 == p && $7 > 0 && $8 > 0 &&
+		($5 == $1 || $5 == "::ffff:" $1) && ($6 == p || $6 == "::ffff:" p) { f = 1 }
+		END { exit !f }' ||
+		{ echo "no IB connection to $peer with rings and GIDs in rds-info -I"; return 1; }
 }
 
 # Host b: one passive rds-stress, announced once it listens (or failed).

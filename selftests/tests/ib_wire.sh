@@ -103,13 +103,15 @@ ib_conn() {
 }
 
 # ib_rings LOCAL PEER SEND RECV: rds-info -I lists that connection with
-# those ring sizes (SEND/RECV "any": just not 0).
+# those ring sizes (SEND/RECV "any": just not 0) and the RoCE GIDs of its
+# two addresses (an IPv4 address's GID is it, v4-mapped).
 ib_rings() {
 	local info
 	info=$("$T/rds-info" -I 2>&1)
 	echo "$info"
 	echo "$info" | awk -v l="$1" -v p="$2" -v s="$3" -v r="$4" '
 		$1 == l && $2 == p && $7 > 0 && $8 > 0 &&
+		($5 == l || $5 == "::ffff:" l) && ($6 == p || $6 == "::ffff:" p) &&
 		(s == "any" || $7 == s) && (r == "any" || $8 == r) { f = 1 }
 		END { exit !f }'
 }
@@ -284,7 +286,7 @@ loaded rds_rdma || modprobe rds_rdma 2>/dev/null || skip_all "rds_rdma not loada
 t0=$SECONDS
 tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $A4 $B4
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
-tap_check "rds-info -I lists both connections with their ring sizes" both_rings
+tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
 tap_check "rds-stress -v over IB (2 tasks, 64 KiB)" stress_v $A4 $B4
 tap_check "2 senders x $MSGS messages, 0 B to 1 MiB, $A4 -> $B4: exactly once, in order, intact" \
 	wirecheck $A4 $B4 2 "$MSGS"
