@@ -263,13 +263,15 @@ ib_counters() {
 if [ "${RDS_IB_WIRE_DEBUG:-0}" = 1 ]; then
 	eval "$(declare -f tap_check | sed '1s/tap_check/tap_check_quiet/')"
 	tap_check() {
-		local desc=$1 out rc
+		local desc=$1 out rc t0=$SECONDS
 		shift
+		echo "# start: $desc"
 		out=$("$@" 2>&1)
 		rc=$?
 		printf '%s\n' "$out" | sed 's/^/# /'
 		if [ "$rc" = 0 ]; then tap_ok "$desc"; else tap_not_ok "$desc"; fi
 		sed 's/^/# objects: /' /sys/kernel/debug/rds/objects 2>/dev/null
+		echo "# $((SECONDS - t0)) s"
 	}
 fi
 
