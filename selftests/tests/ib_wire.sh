@@ -16,14 +16,15 @@
 # IPv6 cases run with rds_tcp unloaded and rds_rdma loaded alone, and the
 # module set is restored afterwards.
 #
-# RDS_IB_WIRE_MSGS: messages per wirecheck sender (default 24, two cycles
-# of rds-wirecheck's sizes, 0 B to 1 MiB).
+# RDS_IB_WIRE_MSGS: messages per wirecheck sender (default 12, one cycle
+# of rds-wirecheck's sizes, 0 B to 1 MiB; twice that across the device
+# removal, so that traffic spans it).
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/rds_tools.sh
 T=$RDS_TOOLS
 WC=$PWD/wirecheck/rds-wirecheck
-MSGS=${RDS_IB_WIRE_MSGS:-24}
+MSGS=${RDS_IB_WIRE_MSGS:-12}
 PORT=6200
 WORK=$(mktemp -d /tmp/rds-ib-wire.XXXXXX)
 RDS_TOOLS_WORK=$WORK
@@ -31,7 +32,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=21
+PLAN=22
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -46,7 +47,9 @@ cleanup() {
 		rdma link add rxe0 type rxe netdev eth0 2>/dev/null
 	ip addr del $C4/24 dev eth0 2>/dev/null
 	ip addr del $D4/24 dev eth0 2>/dev/null
-	restore_modules >/dev/null 2>&1
+	# A reload leaves no IB connection behind: later programs count
+	# the core's connections (loop_unload wants none at all).
+	{ restore_modules && ib_unload && restore_modules; } >/dev/null 2>&1
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -144,7 +147,7 @@ slow_receiver() {
 	# 3 senders, nothing read for 6 s into a 4 KiB receive buffer: the
 	# receive queue goes far over budget, the engine keeps the rest on
 	# its backlog and stops posting receives (the senders RNR-retry).
-	wirecheck $A4 $B4 3 "$MSGS" 6 4096
+	wirecheck $A4 $B4 3 $((MSGS * 2)) 6 4096
 }
 
 small_rings() {
@@ -162,10 +165,16 @@ small_rings_traffic() {
 }
 
 relink() {	# under traffic: rxe0 deleted, then back
-	sleep 2
+	sleep 1
 	rdma link delete rxe0 || return 1
 	echo "rxe0 deleted"
-	sleep 3
+	# What the senders queued meanwhile waits for the device (the
+	# check after wants some: the removal really was under traffic).
+	sleep 1
+	"$T/rds-info" -s -t | awk '$1 == "'$A4'" && $3 == "'$B4'"' | wc -l \
+		> "$WORK/inflight"
+	echo "$(cat "$WORK/inflight") messages queued or unacked"
+	sleep 2
 	rdma link add rxe0 type rxe netdev eth0 || return 1
 	echo "rxe0 back"
 	rdma link show rxe0/1
@@ -301,7 +310,7 @@ else
 fi
 echo "# $((SECONDS - t0)) s: basics"
 b0=$(counter ib_rx_backlog)
-tap_check "a receiver that reads nothing for 6 s (SO_RCVBUF 4 KiB): nothing lost" \
+tap_check "3 senders x $((MSGS * 2)) messages to a receiver that reads nothing for 6 s (SO_RCVBUF 4 KiB): nothing lost" \
 	slow_receiver
 tap_check "... and the engine held messages back (ib_rx_backlog grew)" \
 	grew ib_rx_backlog "$b0"
@@ -313,9 +322,14 @@ tap_check "... and the send ring ran full (ib_tx_ring_full grew)" \
 sysctl -qw net.rds.ib.max_send_wr=256 net.rds.ib.max_recv_wr=1024
 echo "# $((SECONDS - t0)) s: backlog, small rings"
 c0=$(counter conn_reset)
-tap_check "rxe0 deleted and re-added under traffic: nothing lost or duplicated" \
-	wirecheck $A4 $B4 2 "$MSGS" 0 0 relink
+# rxe moves a wirecheck's 2 x 12 messages (3 MiB) in well under a
+# second: 2 x 96 keep the senders busy across the outage (from 1 s to
+# 4 s; about 40 messages wait in it), about 15 s in all.
+tap_check "rxe0 deleted and re-added under 2 x $((MSGS * 8)) messages: nothing lost or duplicated" \
+	wirecheck $A4 $B4 2 $((MSGS * 8)) 0 0 relink
 tap_check "... and the connections were reset (conn_reset grew)" grew conn_reset "$c0"
+tap_check "... with messages queued or unacked during the outage" \
+	test "$(cat "$WORK/inflight" 2>/dev/null || echo 0)" -gt 0
 tap_check "rmmod rds_rdma under traffic: clean; unload and reload work" rmmod_under_load
 tap_check "ib_* counters in rds-info -c, sends and receives counted" ib_counters
 echo "# $((SECONDS - t0)) s: device removal, unload"
