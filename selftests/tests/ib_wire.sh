@@ -54,6 +54,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# until_ready FILE: rds-wirecheck's receiver (output in FILE) is bound.
+# A fixed sleep is not enough on a loaded host: messages sent before the
+# bind are dropped (recv_drop_no_sock) and look lost.
+until_ready() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q "receiver ready" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "the receiver did not get ready"
+	return 1
+}
+
 counter() {	# NAME: its RDS_INFO_COUNTERS value (empty if not listed)
 	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { print $2 }'
 }
@@ -70,7 +83,7 @@ wirecheck() {
 	"$WC" recv "$to" $PORT "$senders" "$count" 240 "$stall" "$rcvbuf" \
 		> "$WORK/recv" 2>&1 &
 	rpid=$!
-	sleep 0.3
+	until_ready "$WORK/recv"
 	for ((i = 0; i < senders; i++)); do
 		"$WC" send "$from" "$to" $PORT "$i" "$count" > "$WORK/send$i" 2>&1 &
 	done
@@ -203,7 +216,7 @@ rmmod_under_load() {
 	local senders=() i rc=0 out
 	"$WC" recv $B4 $PORT 2 100000 60 > "$WORK/recv" 2>&1 &
 	local rpid=$!
-	sleep 0.3
+	until_ready "$WORK/recv"
 	for i in 0 1; do
 		"$WC" send $A4 $B4 $PORT "$i" 100000 > /dev/null 2>&1 &
 		senders+=($!)
