@@ -119,8 +119,13 @@ client() {	# NAME PORT PEER LOCAL ARGS...
 wc_recv() {	# NAME PORT ADDRESS
 	local out=$RDS_TOOLS_WORK/$1.recv rc
 	"$WC" recv "$3" "$2" 2 "$MSGS" 240 > "$out" 2>&1 &
-	local pid=$!
-	sleep 0.3
+	local pid=$! i
+	# Bound before the peer sends (else its first messages find no
+	# socket and are dropped): rds-wirecheck says so.
+	for ((i = 0; i < 300; i++)); do
+		grep -q "receiver ready" "$out" && break
+		sleep 0.1
+	done
 	wire_mark "$1"
 	wait $pid
 	rc=$?
