@@ -44,11 +44,24 @@ all_ours_loaded() {
 }
 
 holders_are_transports() {
-	local m
+	local m core
 	for m in $TRANSPORTS; do
-		[ -e "/sys/module/rds/holders/$m" ] ||
-			{ echo "$m does not hold rds"; ls /sys/module/rds/holders; return 1; }
+		# rds_iwarp sits on rds_rdma's verbs engine, which holds rds.
+		core=rds
+		[ "$m" = rds_iwarp ] && core=rds_rdma
+		[ -e "/sys/module/$core/holders/$m" ] ||
+			{ echo "$m does not hold $core"; ls /sys/module/$core/holders; return 1; }
 	done
+}
+
+# rds_iwarp needs the engine in rds_rdma: that unload is refused.
+rmmod_engine_refused() {
+	if rmmod rds_rdma 2>/tmp/rmmod.err; then
+		echo "rmmod rds_rdma succeeded while rds_iwarp was loaded"
+		return 1
+	fi
+	grep -q "in use" /tmp/rmmod.err || { cat /tmp/rmmod.err; return 1; }
+	loaded rds_rdma
 }
 
 rmmod_core_refused() {
@@ -115,10 +128,11 @@ if [ -e /sys/module/rds/taint ] && ! grep -q O /sys/module/rds/taint; then
 	exit 0
 fi
 
-tap_plan 11
+tap_plan 12
 tap_check "our core and all transports are loaded (out-of-tree)" all_ours_loaded
-tap_check "every transport holds the core" holders_are_transports
+tap_check "every transport holds the core (rds_iwarp: the verbs engine)" holders_are_transports
 tap_check "rmmod rds with transports loaded fails cleanly" rmmod_core_refused
+tap_check "rmmod rds_rdma with rds_iwarp loaded fails cleanly" rmmod_engine_refused
 tap_check "unload in reverse order" unload_all
 tap_check "nothing left loaded" none_loaded
 tap_check "load core + each transport again" load_all
