@@ -217,7 +217,8 @@ enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs)
 
 static void rds_cong_queue_update(struct rds_connection *conn, void *map)
 {
-	if (conn->c_lcong != map || conn->c_loopback ||
+	/* Maps go on lane 0 only: in order (connection.c). */
+	if (conn->c_lcong != map || conn->c_loopback || conn->c_lane ||
 	    !(conn->c_trans->caps & RDS_TRANS_CAP_WIRE) ||
 	    rds_conn_state(conn) != RDS_CONN_UP)
 		return;

@@ -22,6 +22,10 @@
  * A reaped connection leaves a tombstone with its sequence numbers, so a
  * new connection to the same peer continues where it stopped.
  *
+ * Lanes (net/lanes.c): each lane to a peer is a connection of its own,
+ * keyed by its index too. A lane other than 0 holds a reference to lane
+ * 0, and the reaper retires lanes only with or before their lane 0.
+ *
  * Lock order (outer first): rds_net->conn_lock, rds_conn_all_lock,
  * rds_connection->c_lock.
  */
@@ -49,24 +53,29 @@ struct rds_conn_tomb {
 	enum rds_trans_type	t_type;
 	int			t_dev_if;
 	u8			t_tos;
+	u8			t_lane;
+	u8			t_npaths;
+	bool			t_peer_ids;
 	u64			t_next_tx_seq;
 	u64			t_next_rx_seq;
 };
 
 static u32 rds_conn_hash(const struct in6_addr *laddr,
 			 const struct in6_addr *faddr,
-			 enum rds_trans_type type, u8 tos)
+			 enum rds_trans_type type, u8 tos, u8 lane)
 {
 	u32 h = jhash(laddr, sizeof(*laddr), tos);
 
-	return hash_32(jhash_2words(jhash(faddr, sizeof(*faddr), h), type, 0),
+	return hash_32(jhash_3words(jhash(faddr, sizeof(*faddr), h), type,
+				    lane, 0),
 		       RDS_CONN_HASH_BITS);
 }
 
 static struct rds_connection *
 rds_conn_lookup_rcu(struct hlist_head *head, const struct in6_addr *laddr,
 		    const struct in6_addr *faddr,
-		    const struct rds_transport *trans, u8 tos, int dev_if)
+		    const struct rds_transport *trans, u8 tos, int dev_if,
+		    u8 lane)
 {
 	struct rds_connection *conn;
 
@@ -74,7 +83,7 @@ rds_conn_lookup_rcu(struct hlist_head *head, const struct in6_addr *laddr,
 		if (ipv6_addr_equal(&conn->c_laddr, laddr) &&
 		    ipv6_addr_equal(&conn->c_faddr, faddr) &&
 		    conn->c_trans == trans && conn->c_tos == tos &&
-		    conn->c_dev_if == dev_if)
+		    conn->c_dev_if == dev_if && conn->c_lane == lane)
 			return conn;
 	}
 	return NULL;
@@ -144,6 +153,13 @@ static void rds_conn_release(struct rds_connection *conn, bool trans_data)
 		conn->c_trans->conn_free(conn);
 	rds_cong_map_put(rn, conn->c_lcong);
 	rds_cong_map_put(rn, conn->c_fcong);
+	if (conn->c_lane0) {
+		/* In this order: the reaper may count one lane too few,
+		 * never one too many (see rds_conn_retire_if_idle_locked).
+		 */
+		atomic_dec(&conn->c_lane0->c_nlanes);
+		rds_conn_put(conn->c_lane0);
+	}
 }
 
 static void rds_conn_free_worker(struct work_struct *work)
@@ -191,7 +207,9 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 					     const struct in6_addr *laddr,
 					     const struct in6_addr *faddr,
 					     const struct rds_transport *trans,
-					     u8 tos, int dev_if, gfp_t gfp)
+					     u8 tos, int dev_if, u8 lane,
+					     struct rds_connection *conn0,
+					     gfp_t gfp)
 {
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn;
@@ -208,6 +226,12 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	conn->c_faddr = *faddr;
 	conn->c_dev_if = dev_if;
 	conn->c_tos = tos;
+	conn->c_lane = lane;
+	if (lane) {
+		rds_conn_get(conn0);
+		atomic_inc(&conn0->c_nlanes);
+		conn->c_lane0 = conn0;
+	}
 	conn->c_isv6 = !ipv6_addr_v4mapped(laddr);
 	conn->c_trans = trans;
 	conn->c_loopback = trans->type == RDS_TRANS_TYPE_LOOP ||
@@ -221,6 +245,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	INIT_DELAYED_WORK(&conn->c_send_w, rds_send_worker);
 	INIT_DELAYED_WORK(&conn->c_conn_w, rds_conn_connect_worker);
 	INIT_WORK(&conn->c_down_w, rds_conn_down_worker);
+	INIT_DELAYED_WORK(&conn->c_lanes_w, rds_lanes_worker);
 	init_waitqueue_head(&conn->c_waitq);
 	lockdep_init_map(&conn->c_xmit_map, "rds_conn_xmit", &rds_conn_xmit_key,
 			 0);
@@ -264,47 +289,37 @@ static void rds_conn_restore_seq_locked(struct rds_net *rn,
 		if (ipv6_addr_equal(&t->t_laddr, &conn->c_laddr) &&
 		    ipv6_addr_equal(&t->t_faddr, &conn->c_faddr) &&
 		    t->t_type == conn->c_trans->type &&
-		    t->t_tos == conn->c_tos && t->t_dev_if == conn->c_dev_if) {
+		    t->t_tos == conn->c_tos && t->t_dev_if == conn->c_dev_if &&
+		    t->t_lane == conn->c_lane) {
 			conn->c_next_tx_seq = t->t_next_tx_seq;
 			conn->c_next_rx_seq = t->t_next_rx_seq;
+			/* What the peer offered still holds: its lanes
+			 * keep their numbers across our reaping.
+			 */
+			conn->c_peer_ids = t->t_peer_ids;
+			conn->c_npaths = t->t_npaths;
 			rds_conn_tomb_del_locked(rn, t);
 			return;
 		}
 	}
 }
 
-/**
- * rds_conn_create - find or create the connection for a peer
- * @net: namespace
- * @laddr: local address
- * @faddr: peer address
- * @trans: transport
- * @tos: type of service
- * @dev_if: scope id for link-local IPv6, else 0
- * @gfp: allocation flags
- *
- * Fails with -ENETUNREACH once @trans is unloading or @net is dying, and
- * with -ENOBUFS when the namespace has net.rds.max_connections already.
- *
- * Context: process context unless @gfp is atomic. Takes no mutex, so it
- * may run from the core's workers while connections are being killed.
- * Return: the connection with a reference the caller must drop with
- * rds_conn_put(), or an ERR_PTR.
- */
-struct rds_connection *rds_conn_create(struct net *net,
-				       const struct in6_addr *laddr,
-				       const struct in6_addr *faddr,
-				       const struct rds_transport *trans,
-				       u8 tos, int dev_if, gfp_t gfp)
+/* rds_conn_create() and rds_conn_lane(): @conn0 is lane 0 for a @lane > 0. */
+static struct rds_connection *
+__rds_conn_create(struct net *net, const struct in6_addr *laddr,
+		  const struct in6_addr *faddr,
+		  const struct rds_transport *trans, u8 tos, int dev_if,
+		  u8 lane, struct rds_connection *conn0, gfp_t gfp)
 {
-	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos);
+	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos, lane);
 	struct hlist_head *head = &rds_net(net)->conn_hash[h];
 	struct rds_net *rn = rds_net(net);
 	struct rds_connection *conn, *found;
 	int ret = 0;
 
 	rcu_read_lock();
-	conn = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if);
+	conn = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if,
+				   lane);
 	if (conn && !refcount_inc_not_zero(&conn->c_refs))
 		conn = NULL;
 	rcu_read_unlock();
@@ -321,17 +336,22 @@ struct rds_connection *rds_conn_create(struct net *net,
 		module_put(trans->owner);
 		return ERR_PTR(-ENOBUFS);
 	}
-	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, gfp);
+	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, lane,
+			      conn0, gfp);
 	if (!conn) {
 		module_put(trans->owner);
 		return ERR_PTR(-ENOMEM);
 	}
 
 	spin_lock_bh(&rn->conn_lock);
-	found = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if);
+	found = rds_conn_lookup_rcu(head, laddr, faddr, trans, tos, dev_if,
+				    lane);
 	if (found) {
 		refcount_inc(&found->c_refs);	/* under conn_lock: alive */
 	} else if (rn->conns_closed) {
+		ret = -ENETUNREACH;
+	} else if (conn0 && hlist_unhashed(&conn0->c_hash_node)) {
+		/* Lane 0 is being killed: its lanes go with it. */
 		ret = -ENETUNREACH;
 	} else if (rn->conn_count >= READ_ONCE(rn->max_connections)) {
 		ret = -ENOBUFS;
@@ -358,7 +378,62 @@ struct rds_connection *rds_conn_create(struct net *net,
 	rds_conn_arm_reaper(rn);
 	return conn;
 }
+
+/**
+ * rds_conn_create - find or create the connection for a peer
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: peer address
+ * @trans: transport
+ * @tos: type of service
+ * @dev_if: scope id for link-local IPv6, else 0
+ * @gfp: allocation flags
+ *
+ * This is lane 0 of the peer; rds_conn_lane() gives the others.
+ * Fails with -ENETUNREACH once @trans is unloading or @net is dying, and
+ * with -ENOBUFS when the namespace has net.rds.max_connections already
+ * (every lane counts).
+ *
+ * Context: process context unless @gfp is atomic. Takes no mutex, so it
+ * may run from the core's workers while connections are being killed.
+ * Return: the connection with a reference the caller must drop with
+ * rds_conn_put(), or an ERR_PTR.
+ */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp)
+{
+	return __rds_conn_create(net, laddr, faddr, trans, tos, dev_if, 0,
+				 NULL, gfp);
+}
 EXPORT_SYMBOL_GPL(rds_conn_create);
+
+/**
+ * rds_conn_lane - find or create one lane of a peer
+ * @conn0: lane 0 of the peer (the caller holds a reference)
+ * @lane: lane index, below RDS_MPATH_WORKERS
+ * @gfp: allocation flags
+ *
+ * Context: as rds_conn_create().
+ * Return: the lane with a reference, or an ERR_PTR (-ENETUNREACH once
+ * @conn0 is being killed, -ENOBUFS at the connection cap).
+ */
+struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
+				     unsigned int lane, gfp_t gfp)
+{
+	if (WARN_ON_ONCE(conn0->c_lane0) || lane >= RDS_MPATH_WORKERS)
+		return ERR_PTR(-EINVAL);
+	if (!lane) {
+		rds_conn_get(conn0);
+		return conn0;
+	}
+	return __rds_conn_create(rds_conn_net(conn0), &conn0->c_laddr,
+				 &conn0->c_faddr, conn0->c_trans, conn0->c_tos,
+				 conn0->c_dev_if, lane, conn0, gfp);
+}
+EXPORT_SYMBOL_GPL(rds_conn_lane);
 
 /**
  * rds_conn_connect_if_down - start connecting a connection that is down
@@ -433,9 +508,14 @@ void rds_connect_complete(struct rds_connection *conn)
 	conn->c_reconnect_jiffies = msecs_to_jiffies(READ_ONCE(rn->reconnect_min_ms));
 	clear_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags);
 	set_bit(RDS_CONN_WAS_UP, &conn->c_flags);
-	/* A new peer connection starts with our whole congestion map. */
-	if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) && !conn->c_loopback)
+	/* A new peer connection starts with our whole congestion map; maps
+	 * go on lane 0 only, so that an older one never overtakes a newer.
+	 */
+	if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) && !conn->c_loopback &&
+	    !conn->c_lane) {
 		set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
+		rds_lanes_connected(conn);
+	}
 	rds_send_kick(conn);
 }
 EXPORT_SYMBOL_GPL(rds_connect_complete);
@@ -529,8 +609,14 @@ static void rds_conn_down_worker(struct work_struct *work)
 	/* Senders may wait for the peer to uncongest a port: its update
 	 * only comes over a connection, so there must be one.
 	 */
-	if (!pending && (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
+	if (!pending && (conn->c_trans->caps & RDS_TRANS_CAP_WIRE) &&
+	    !conn->c_lane)
 		pending = rds_cong_any(conn->c_fcong);
+	/* The lower address keeps every lane up, as Linux: a peer with the
+	 * higher one cannot bring a lane other than 0 back itself.
+	 */
+	if (!pending)
+		pending = rds_lanes_keep_up(conn);
 	if (!pending)
 		return;
 
@@ -562,6 +648,7 @@ static void rds_conn_kill(struct rds_connection *conn)
 {
 	might_sleep();
 	cancel_work_sync(&conn->c_down_w);
+	cancel_delayed_work_sync(&conn->c_lanes_w);
 	cancel_delayed_work_sync(&conn->c_conn_w);
 	cancel_delayed_work_sync(&conn->c_send_w);
 	rds_conn_shutdown(conn);
@@ -665,18 +752,27 @@ void rds_conn_destroy_transport(const struct rds_transport *trans,
 				struct net *net)
 {
 	struct rds_conn_match m = { .trans = trans, .net = net };
+	bool again;
 	LIST_HEAD(list);
 
-	if (net) {
-		rds_conn_collect(rds_net(net), &list, rds_conn_of_trans, &m);
-	} else {
-		down_read(&net_rwsem);
-		for_each_net(net)
-			rds_conn_collect(rds_net(net), &list,
+	/* A lane may be created while the walk is past its bucket but not
+	 * yet at its lane 0's (after which none can be): walk again until
+	 * a walk finds nothing.
+	 */
+	do {
+		if (m.net) {
+			rds_conn_collect(rds_net(m.net), &list,
 					 rds_conn_of_trans, &m);
-		up_read(&net_rwsem);
-	}
-	rds_conn_kill_list(&list);
+		} else {
+			down_read(&net_rwsem);
+			for_each_net(net)
+				rds_conn_collect(rds_net(net), &list,
+						 rds_conn_of_trans, &m);
+			up_read(&net_rwsem);
+		}
+		again = !list_empty(&list);
+		rds_conn_kill_list(&list);
+	} while (again);
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_of_trans, &m));
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_transport);
@@ -696,6 +792,7 @@ void rds_conn_net_exit(struct rds_net *rn)
 	cancel_delayed_work_sync(&rn->reap_w);
 	rds_conn_collect(rn, &list, rds_conn_any, NULL);
 	rds_conn_kill_list(&list);
+	/* conns_closed: nothing was created after that walk. */
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_in_net,
 							 rn->net));
 	list_for_each_entry_safe(t, tmp, &rn->tomb_list, t_item)
@@ -709,7 +806,8 @@ void rds_conn_net_exit(struct rds_net *rn)
  */
 static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 {
-	u32 h = rds_conn_hash(&t->t_laddr, &t->t_faddr, t->t_type, t->t_tos);
+	u32 h = rds_conn_hash(&t->t_laddr, &t->t_faddr, t->t_type, t->t_tos,
+			      t->t_lane);
 	struct rds_conn_tomb *old;
 	struct hlist_node *tmp;
 
@@ -718,7 +816,7 @@ static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 		if (ipv6_addr_equal(&old->t_laddr, &t->t_laddr) &&
 		    ipv6_addr_equal(&old->t_faddr, &t->t_faddr) &&
 		    old->t_type == t->t_type && old->t_tos == t->t_tos &&
-		    old->t_dev_if == t->t_dev_if)
+		    old->t_dev_if == t->t_dev_if && old->t_lane == t->t_lane)
 			rds_conn_tomb_del_locked(rn, old);
 	}
 	if (rn->tomb_count >= READ_ONCE(rn->max_connections))
@@ -730,12 +828,26 @@ static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 	rn->tomb_count++;
 }
 
-/* If @conn is idle (nothing but the table and sockets' caches refers to
- * it, nothing queued or unacked, unused for @idle jiffies), mark it dying
- * and bury its sequences, in one c_lock section: a sender either queued
- * before (then it is not idle) or finds it dying and looks up a new one,
- * which continues from the tomb. A socket whose cached connection was
- * reaped does the same at its next send.
+/* Does nothing but the table, sockets' caches and (lane 0) its other
+ * lanes refer to @conn, and was it unused for @idle jiffies? A lane being
+ * freed drops its count before its reference, so a racing free reads as
+ * busy, never as idle.
+ */
+static bool rds_conn_looks_idle(struct rds_connection *conn,
+				unsigned long idle)
+{
+	unsigned int users = 1 + atomic_read(&conn->c_cached) +
+			     atomic_read(&conn->c_nlanes);
+
+	return refcount_read(&conn->c_refs) == users &&
+	       !time_before(jiffies, READ_ONCE(conn->c_last_used) + idle);
+}
+
+/* If @conn is idle (rds_conn_looks_idle(), nothing queued or unacked),
+ * mark it dying and bury its sequences, in one c_lock section: a sender
+ * either queued before (then it is not idle) or finds it dying and looks
+ * up a new one, which continues from the tomb. A socket whose cached
+ * connection was reaped does the same at its next send.
  */
 static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
 					   struct rds_connection *conn,
@@ -745,8 +857,7 @@ static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
 	bool empty;
 
 	lockdep_assert_held(&rn->conn_lock);
-	if (refcount_read(&conn->c_refs) != 1 + atomic_read(&conn->c_cached) ||
-	    time_before(jiffies, READ_ONCE(conn->c_last_used) + idle))
+	if (!rds_conn_looks_idle(conn, idle))
 		return false;
 	t = kzalloc(sizeof(*t), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!t)
@@ -756,6 +867,9 @@ static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
 	t->t_type = conn->c_trans->type;
 	t->t_dev_if = conn->c_dev_if;
 	t->t_tos = conn->c_tos;
+	t->t_lane = conn->c_lane;
+	t->t_npaths = READ_ONCE(conn->c_npaths);
+	t->t_peer_ids = READ_ONCE(conn->c_peer_ids);
 
 	spin_lock(&conn->c_lock);
 	empty = list_empty(&conn->c_send_queue) && list_empty(&conn->c_retrans);
@@ -773,6 +887,51 @@ static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
 	return true;
 }
 
+/* Reap the idle lanes of @conn0's peer, then @conn0 if they all went.
+ * A lane unhashed here may be the next entry of the caller's walk: an
+ * unhashed node keeps its next pointer, and the walk skips lanes.
+ */
+static unsigned int rds_conn_reap_peer_locked(struct rds_net *rn,
+					      struct rds_connection *conn0,
+					      unsigned long idle,
+					      struct list_head *list)
+{
+	struct rds_connection *lane;
+	unsigned int k, reaped = 0;
+	bool all = true;
+	u32 h;
+
+	lockdep_assert_held(&rn->conn_lock);
+	if (!rds_conn_looks_idle(conn0, idle))
+		return 0;
+	for (k = 1; k < RDS_MPATH_WORKERS && atomic_read(&conn0->c_nlanes); k++) {
+		h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
+				  conn0->c_trans->type, conn0->c_tos, k);
+		lane = rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
+					   &conn0->c_faddr, conn0->c_trans,
+					   conn0->c_tos, conn0->c_dev_if, k);
+		if (!lane)
+			continue;
+		if (!rds_conn_retire_if_idle_locked(rn, lane, idle)) {
+			all = false;
+			continue;
+		}
+		rds_conn_unhash_locked(rn, lane);
+		list_add_tail(&lane->c_kill_item, list);
+		reaped++;
+	}
+	/* Lanes being killed still count in c_nlanes until freed. */
+	if (all && rds_conn_retire_if_idle_locked(rn, conn0, idle)) {
+		rds_conn_unhash_locked(rn, conn0);
+		list_add_tail(&conn0->c_kill_item, list);
+		return reaped + 1;
+	}
+	/* Lane 0 stays: a lane the peer may use again must come back. */
+	if (reaped)
+		rds_lanes_kick(conn0);
+	return reaped;
+}
+
 static void rds_conn_reap_worker(struct work_struct *work)
 {
 	struct rds_net *rn = container_of(to_delayed_work(work), struct rds_net,
@@ -788,12 +947,11 @@ static void rds_conn_reap_worker(struct work_struct *work)
 	for (i = 0; i < ARRAY_SIZE(rn->conn_hash); i++) {
 		hlist_for_each_entry_safe(conn, tmp, &rn->conn_hash[i],
 					  c_hash_node) {
-			if (rn->conns_closed ||
-			    !rds_conn_retire_if_idle_locked(rn, conn, idle))
+			/* Lanes go with their lane 0, never alone. */
+			if (rn->conns_closed || conn->c_lane)
 				continue;
-			rds_conn_unhash_locked(rn, conn);
-			list_add_tail(&conn->c_kill_item, &list);
-			reaped++;
+			reaped += rds_conn_reap_peer_locked(rn, conn, idle,
+							    &list);
 		}
 	}
 	spin_unlock_bh(&rn->conn_lock);
@@ -925,6 +1083,7 @@ void rds_conn_net_init(struct rds_net *rn)
 
 int rds_conn_init(void)
 {
+	rds_lanes_init();
 	return 0;
 }
 

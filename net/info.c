@@ -102,7 +102,8 @@ static void rds_info_conn4(struct rds_connection *conn, void *arg)
 {
 	struct rds_info_connection ci = {};
 
-	if (conn->c_isv6)
+	/* One record per peer, as Linux: its lane 0. */
+	if (conn->c_isv6 || conn->c_lane)
 		return;
 	ci.next_tx_seq = READ_ONCE(conn->c_next_tx_seq);
 	ci.next_rx_seq = READ_ONCE(conn->c_next_rx_seq);
@@ -118,6 +119,8 @@ static void rds_info_conn6(struct rds_connection *conn, void *arg)
 {
 	struct rds6_info_connection ci = {};
 
+	if (conn->c_lane)
+		return;
 	ci.next_tx_seq = READ_ONCE(conn->c_next_tx_seq);
 	ci.next_rx_seq = READ_ONCE(conn->c_next_rx_seq);
 	ci.laddr = conn->c_laddr;

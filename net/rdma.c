@@ -138,8 +138,21 @@ static void rds_mr_uncharge(struct mm_struct *mm, unsigned int npages)
 	}
 }
 
+/* Take the transport's registration away: after this no peer reaches
+ * the pages. Process context.
+ */
+static void rds_mr_unregister(struct rds_mr *mr)
+{
+	if (!mr->r_tdata)
+		return;
+	mr->r_trans->mr_free(mr);
+	mr->r_tdata = NULL;
+	module_put(mr->r_trans->owner);
+}
+
 static void rds_mr_free(struct rds_mr *mr)
 {
+	rds_mr_unregister(mr);
 	unpin_user_pages_dirty_lock(mr->r_pages, mr->r_npages, true);
 	rds_mr_uncharge(mr->r_mm, mr->r_npages);
 	kvfree(mr->r_pages);
@@ -162,6 +175,8 @@ static void rds_mr_kill(struct rds_mr *mr)
 	mutex_lock(&mr->r_lock);
 	mr->r_dead = true;
 	mutex_unlock(&mr->r_lock);
+	/* RDS_FREE_MR's promise: an adapter stops reaching it now. */
+	rds_mr_unregister(mr);
 	rds_mr_put(mr);
 }
 
@@ -219,14 +234,25 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	mr->r_npages = npages;
 	rds_obj_inc(RDS_OBJ_MR);
 
-	/* A transport's key may be live in this socket already (an adapter
-	 * key from another socket's region cannot be: keys are per device).
+	/* A minted key may be live in this socket already (an adapter's
+	 * cannot: its keys are unique per device): register again.
 	 */
+	mr->r_trans = trans;
 	tries = 0;
 	do {
-		mr->r_key = trans->mr_key(&rs->rs_mr_keygen);
-		ret = mr->r_key ? xa_insert(&rs->rs_mrs, mr->r_key, mr,
-					    GFP_KERNEL_ACCOUNT) : -EBUSY;
+		ret = trans->mr_register(mr, rds_sock_net(rs),
+					 &rs->rs_bound.addr,
+					 &rs->rs_mr_keygen);
+		if (ret)
+			break;
+		if (trans->mr_free && mr->r_tdata)
+			__module_get(trans->owner);
+		else
+			mr->r_tdata = NULL;
+		ret = mr->r_key ? xa_insert_bh(&rs->rs_mrs, mr->r_key, mr,
+					       GFP_KERNEL_ACCOUNT) : -EBUSY;
+		if (ret)
+			rds_mr_unregister(mr);
 	} while (ret == -EBUSY && ++tries < 16);
 	if (ret) {
 		rds_mr_put(mr);
@@ -247,7 +273,7 @@ free_mr:
 /* Take the region named by @key out of @rs's table and kill it. */
 static int rds_mr_remove(struct rds_sock *rs, u32 key)
 {
-	struct rds_mr *mr = key ? xa_erase(&rs->rs_mrs, key) : NULL;
+	struct rds_mr *mr = key ? xa_erase_bh(&rs->rs_mrs, key) : NULL;
 
 	if (!mr)
 		return -EINVAL;
@@ -373,7 +399,7 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 	unsigned long key;
 
 	xa_for_each(&rs->rs_mrs, key, mr) {
-		if (xa_cmpxchg(&rs->rs_mrs, key, mr, NULL, 0) == mr)
+		if (xa_cmpxchg_bh(&rs->rs_mrs, key, mr, NULL, 0) == mr)
 			rds_mr_kill(mr);
 	}
 }
@@ -405,7 +431,7 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 				 conn->c_dev_if);
 	if (!acc->rs || !key)
 		return false;
-	xa_lock(&acc->rs->rs_mrs);
+	xa_lock_bh(&acc->rs->rs_mrs);
 	mr = xa_load(&acc->rs->rs_mrs, key);
 	if (mr && mr->r_use_once && mr->r_claimed)
 		mr = NULL;
@@ -417,7 +443,7 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 		mr->r_claimed = true;
 		refcount_inc(&mr->r_refcount);
 	}
-	xa_unlock(&acc->rs->rs_mrs);
+	xa_unlock_bh(&acc->rs->rs_mrs);
 	if (!mr)
 		return false;
 	acc->mr = mr;
@@ -443,7 +469,7 @@ void rds_mr_access_end(struct rds_mr_access *acc)
 			mr->r_dead = true;
 		mutex_unlock(&mr->r_lock);
 		if (mr->r_use_once &&
-		    xa_cmpxchg(&acc->rs->rs_mrs, mr->r_key, mr, NULL, 0) == mr)
+		    xa_cmpxchg_bh(&acc->rs->rs_mrs, mr->r_key, mr, NULL, 0) == mr)
 			rds_mr_put(mr);		/* the table's */
 		rds_mr_put(mr);
 	}
@@ -480,6 +506,44 @@ void rds_rdma_op_complete(struct rds_rdma_op *op, int status)
 	op->op_done = true;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_op_complete);
+
+/**
+ * rds_rdma_send_complete - an adapter finished a message's operation
+ * @rm: the message whose operation (@rm->m_rdma) completed
+ * @status: RDS_RDMA_SUCCESS or an RDS_RDMA_* error
+ *
+ * As rds_rdma_op_complete(), and the sender's notification goes out now,
+ * when the operation is done, as Linux reports it, rather than when the
+ * peer acknowledges the message.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_rdma_send_complete(struct rds_message *rm, int status)
+{
+	struct rds_sock *rs;
+	bool notified = false;
+
+	rds_rdma_op_complete(rm->m_rdma, status);
+	if (status == RDS_RDMA_SUCCESS)
+		rds_stats_add(rds_net(rds_conn_net(rm->m_conn)),
+			      RDS_STAT_SEND_RDMA_BYTES, rm->m_rdma->op_bytes);
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (rs && rm->m_rdma->op_notifier) {
+		spin_lock(&rs->rs_lock);
+		rds_rdma_notify_locked(rs, rm, status);
+		notified = !rm->m_rdma->op_notifier;
+		spin_unlock(&rs->rs_lock);
+		if (notified)
+			sock_hold(rds_rs_to_sk(rs));
+	}
+	spin_unlock_bh(&rm->m_rs_lock);
+	if (notified) {
+		rds_wake_sk(rs);
+		sock_put(rds_rs_to_sk(rs));
+	}
+}
+EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
 
 /**
  * rds_rdma_op_free - release an operation with its message
@@ -810,6 +874,47 @@ void rds_rdma_set_exthdrs(struct rds_message *rm)
 
 		rds_hdr_add_ext(&rm->m_hdr, RDS_EXTHDR_RDMA_DEST, &ext,
 				sizeof(ext));
+	}
+}
+
+static void rds_mr_kill_worker(struct work_struct *work)
+{
+	rds_mr_kill(container_of(work, struct rds_mr, r_kill_w));
+}
+
+/**
+ * rds_rdma_recv_used - a message says the peer used one of our regions
+ * @rs: the socket the message is for
+ * @hdr: its header; RDS_EXTHDR_RDMA names the region's key
+ *
+ * A use-once region dies: out of the table now, invalidated (which may
+ * sleep) from process context soon after, as Linux does on receive.
+ *
+ * Context: the transport's receive path (softirq).
+ */
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr)
+{
+	struct rds_ext_header_rdma ext;
+	struct rds_mr *mr;
+	u32 key;
+
+	if (!rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA, &ext))
+		return;
+	key = be32_to_cpu(ext.h_rdma_rkey);
+	if (!key)
+		return;
+	xa_lock_bh(&rs->rs_mrs);
+	mr = xa_load(&rs->rs_mrs, key);
+	if (mr && mr->r_use_once && !mr->r_claimed) {
+		mr->r_claimed = true;
+		__xa_erase(&rs->rs_mrs, key);
+	} else {
+		mr = NULL;
+	}
+	xa_unlock_bh(&rs->rs_mrs);
+	if (mr) {
+		INIT_WORK(&mr->r_kill_w, rds_mr_kill_worker);
+		queue_work(rds_wq, &mr->r_kill_w);	/* the table's ref */
 	}
 }
 

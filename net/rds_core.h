@@ -38,11 +38,6 @@
 
 #define RDS_CONN_HASH_BITS	8
 
-/* Lanes we offer a peer in our answer to its multipath probe. One until
- * our transports open parallel lanes: a Linux peer then uses lane 0.
- */
-#define RDS_LANES		1
-
 /* Pongs one connection may hold unsent or unacked: a peer that pings
  * faster than it reads the answers is answered no further.
  */
@@ -137,6 +132,8 @@ static inline struct rds_net *rds_net(struct net *net)
  * @rs_conn_scope_id: scope id of a link-local default destination
  * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
  * @rs_cong_map: congestion map of the bound address
+ * @rs_lanes_gen: lane generation (net/lanes.c) seen at a send with nothing
+ *	queued: while it is current, the port's hash picks the lane
  * @rs_conn: connection of the last send; valid while the socket lives,
  *	since the socket pins the transports whose connections it uses
  * @rs_loop_transport: loopback transport pinned for local peers of a
@@ -175,6 +172,7 @@ struct rds_sock {
 	const struct rds_transport *rs_loop_transport;
 	struct rds_cong_map	*rs_cong_map;
 	struct rds_connection	*rs_conn;
+	unsigned int		rs_lanes_gen;
 	struct list_head	rs_item;
 	struct xarray		rs_mrs;
 	struct rds_mr_keygen	rs_mr_keygen;
@@ -341,6 +339,19 @@ void rds_conn_net_exit(struct rds_net *rn);
 int rds_conn_init(void);
 void rds_conn_exit(void);
 
+/* lanes.c */
+void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr);
+void rds_lanes_kick(struct rds_connection *conn0);
+void rds_lanes_connected(struct rds_connection *conn0);
+void rds_lanes_probe_gone(struct rds_message *rm);
+void rds_lanes_worker(struct work_struct *work);
+bool rds_lanes_keep_up(struct rds_connection *conn);
+void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr);
+unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
+			    bool nonblock, long timeo);
+void rds_lanes_unsettle(struct rds_sock *rs);
+void rds_lanes_init(void);
+
 /* cong.c, the wire half */
 struct rds_message *rds_cong_map_msg(struct rds_connection *conn);
 void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
@@ -387,6 +398,7 @@ int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
 			 struct msghdr *msg);
 void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
 void rds_rdma_set_exthdrs(struct rds_message *rm);
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
 u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
 void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 			    int status);
@@ -405,6 +417,7 @@ void rds_send_drop_orphans(struct rds_connection *conn);
 void rds_send_release_conn(struct rds_sock *rs);
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);
+int rds_send_probe(struct rds_connection *conn0);
 
 /* recv.c */
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,

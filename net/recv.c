@@ -39,19 +39,6 @@ static void rds_recv_drop(struct rds_net *rn, struct rds_connection *conn,
 	trace_rds_recv_drop(conn, why, be16_to_cpu(dport));
 }
 
-/* A multipath probe or its answer: how many lanes the peer has. */
-static void rds_recv_npaths(struct rds_connection *conn,
-			    const struct rds_header *hdr)
-{
-	struct rds_ext_header_npaths np;
-	unsigned int n = 1;
-
-	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_NPATHS, &np))
-		n = clamp_t(unsigned int, be16_to_cpu(np.h_npaths), 1,
-			    RDS_MPATH_WORKERS);
-	WRITE_ONCE(conn->c_npaths, min_t(unsigned int, n, RDS_LANES));
-}
-
 /* Queue a data message on the socket bound to its destination, or drop
  * it (counted). -ENOBUFS, with nothing changed, when that socket is over
  * its hard limit.
@@ -80,6 +67,9 @@ static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 	}
 	sk = rds_rs_to_sk(rs);
 	len = be32_to_cpu(hdr->h_len);
+	/* The peer's RDMA into a use-once region of ours is done. */
+	if (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)
+		rds_rdma_recv_used(rs, hdr);
 
 	spin_lock_bh(&rs->rs_lock);
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -144,18 +134,22 @@ static int __rds_recv_incoming(struct rds_connection *conn,
 	rds_conn_touch(conn);
 
 	if (probe_pong) {
-		rds_recv_npaths(conn, hdr);
+		if (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)
+			rds_lanes_learn(conn, hdr);
 	} else if (!hdr->h_dport) {
 		/* A ping (a multipath probe if from RDS_FLAG_PROBE_PORT);
 		 * port 0 to port 0 (Oracle's heartbeats) is not answered.
+		 * The pong goes first: lanes the answer lets us open must
+		 * not reach the peer before it.
 		 */
-		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT))
-			rds_recv_npaths(conn, hdr);
 		if (hdr->h_sport) {
 			rds_stats_inc(rn, RDS_STAT_RECV_PING);
 			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
 				      hdr->h_sport);
 		}
+		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
+			rds_lanes_learn(conn, hdr);
 	}
 	return 0;
 }

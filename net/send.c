@@ -140,8 +140,10 @@ void rds_send_drop_all(struct rds_connection *conn)
 	spin_lock_bh(&conn->c_lock);
 	list_splice_init(&conn->c_retrans, &dropped);
 	list_splice_tail_init(&conn->c_send_queue, &dropped);
-	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item)
+	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item) {
+		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	}
 	spin_unlock_bh(&conn->c_lock);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
@@ -166,6 +168,7 @@ void rds_send_drop_orphans(struct rds_connection *conn)
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
 		if (READ_ONCE(rm->m_rs))
 			continue;
+		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_move_tail(&rm->m_conn_item, &dropped);
 	}
@@ -173,14 +176,24 @@ void rds_send_drop_orphans(struct rds_connection *conn)
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
-/* After a disconnect, unacked messages go out again, in order, flagged. */
+/* After a disconnect, unacked messages go out again, in order, flagged;
+ * those carrying RDMA are dropped instead (an RDMA is never done twice:
+ * the first may have reached the peer's memory), as Linux does. Their
+ * senders learn the operation's outcome, or RDS_RDMA_DROPPED.
+ */
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
-	struct rds_message *rm;
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(dropped);
 	int n = 0;
 
 	spin_lock_bh(&conn->c_lock);
-	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
+		if (rm->m_rdma) {
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			list_move_tail(&rm->m_conn_item, &dropped);
+			continue;
+		}
 		n++;
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
 		clear_bit(RDS_MSG_HAS_ACK_SEQ, &rm->m_flags);
@@ -188,6 +201,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 	if (n)
 		trace_rds_retransmit(conn, n, 0);
 }
@@ -276,6 +290,11 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 		return true;
 	}
 	rs->rs_snd_bytes += charge;
+	/* A sender past half its budget needs acks soon to go on: ask the
+	 * peer for one (transports with RDS-level acks honour it).
+	 */
+	if (rs->rs_snd_bytes > rds_sk_sndbuf(rs) / 2)
+		rm->m_hdr.h_flags |= RDS_FLAG_ACK_REQUIRED;
 	rds_conn_get(conn);
 	rds_message_get(rm);
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
@@ -490,6 +509,38 @@ void rds_send_kick(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_send_kick);
 
+/* Queue the control message @rm (a pong or a probe: nobody's socket) on
+ * @conn; takes @rm's reference.
+ */
+static int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+
+	spin_lock_bh(&conn->c_lock);
+	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags)) {
+		/* The pinger will ping again. */
+		spin_unlock_bh(&conn->c_lock);
+		rds_message_put(rm);
+		return -ENETUNREACH;
+	}
+	if (atomic_read(&conn->c_pongs) >= RDS_MAX_PONGS) {
+		spin_unlock_bh(&conn->c_lock);
+		rds_message_put(rm);
+		rds_stats_inc(rn, RDS_STAT_RECV_PING_UNANSWERED);
+		return -ENOBUFS;
+	}
+	atomic_inc(&conn->c_pongs);
+	set_bit(RDS_MSG_PONG, &rm->m_flags);
+	rds_conn_get(conn);
+	rm->m_conn = conn;
+	rm->m_hdr.h_sequence = cpu_to_be64(conn->c_next_tx_seq++);
+	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);	/* our ref */
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_kick(conn);
+	return 0;
+}
+
 /**
  * rds_send_pong - answer a ping: an empty message from port 0
  * @conn: connection the ping came in on (gives transport and TOS)
@@ -507,6 +558,7 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_connection *back = conn;
 	struct rds_message *rm;
+	int ret;
 
 	/* Loopback carries each direction on its own connection. */
 	if (!ipv6_addr_equal(&conn->c_laddr, from)) {
@@ -529,42 +581,43 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	rm->m_hdr.h_dport = dport;
 	/* The answer to a multipath probe says how many lanes we have. */
 	if (dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-	    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
-		struct rds_ext_header_npaths np = {
-			.h_npaths = cpu_to_be16(RDS_LANES),
-		};
+	    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
+		rds_lanes_add_exts(rds_conn_lane0(conn), &rm->m_hdr);
 
-		rds_hdr_add_ext(&rm->m_hdr, RDS_EXTHDR_NPATHS, &np, sizeof(np));
-	}
-
-	spin_lock_bh(&back->c_lock);
-	if (test_bit(RDS_CONN_DESTROYING, &back->c_flags)) {
-		/* The pinger will ping again. */
-		spin_unlock_bh(&back->c_lock);
-		rds_conn_put(back);
-		rds_message_put(rm);
-		return -ENETUNREACH;
-	}
-	if (atomic_read(&back->c_pongs) >= RDS_MAX_PONGS) {
-		spin_unlock_bh(&back->c_lock);
-		rds_conn_put(back);
-		rds_message_put(rm);
-		rds_stats_inc(rn, RDS_STAT_RECV_PING_UNANSWERED);
-		return -ENOBUFS;
-	}
-	atomic_inc(&back->c_pongs);
-	set_bit(RDS_MSG_PONG, &rm->m_flags);
-	rds_conn_get(back);
-	rm->m_conn = back;
-	rm->m_hdr.h_sequence = cpu_to_be64(back->c_next_tx_seq++);
-	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
-	list_add_tail(&rm->m_conn_item, &back->c_send_queue);	/* our ref */
-	spin_unlock_bh(&back->c_lock);
-
-	rds_stats_inc(rn, RDS_STAT_SEND_PONG);
-	rds_send_kick(back);
+	/* On the lane the ping came in on: its sequence space. */
+	ret = rds_send_ctl(back, rm);
+	if (!ret)
+		rds_stats_inc(rn, RDS_STAT_SEND_PONG);
 	rds_conn_put(back);
-	return 0;
+	return ret;
+}
+
+/**
+ * rds_send_probe - send Linux's multipath probe on lane 0
+ * @conn0: lane 0 of the peer
+ *
+ * A ping from port RDS_FLAG_PROBE_PORT with our lane counts; the pong
+ * brings the peer's (net/lanes.c).
+ *
+ * Context: any.
+ */
+int rds_send_probe(struct rds_connection *conn0)
+{
+	struct rds_message *rm;
+	int ret;
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	rm->m_daddr = conn0->c_faddr;
+	rm->m_hdr.h_sport = cpu_to_be16(RDS_FLAG_PROBE_PORT);
+	rm->m_hdr.h_dport = 0;
+	rds_lanes_add_exts(conn0, &rm->m_hdr);
+	ret = rds_send_ctl(conn0, rm);
+	if (!ret)
+		rds_stats_inc(rds_net(rds_conn_net(conn0)),
+			      RDS_STAT_SEND_MPATH_PROBE);
+	return ret;
 }
 
 /* Validate control messages as Linux's RDS does, in its order. RDMA and
@@ -672,8 +725,14 @@ rds_send_pick_transport(struct rds_sock *rs, const struct in6_addr *daddr,
 	const struct rds_transport *loop;
 	struct net *net = rds_sock_net(rs);
 
-	if (trans->prefer_loopback && rds_addr_is_local(net, daddr, scope_id)) {
-		/* A local peer of a transport that prefers loopback. */
+	/* A local peer of a transport that prefers loopback, or our own
+	 * address: both ends of that would be one connection object. The
+	 * loopback transport carries it (its RDMA finds regions of any
+	 * transport by their key).
+	 */
+	if ((trans->prefer_loopback &&
+	     rds_addr_is_local(net, daddr, scope_id)) ||
+	    ipv6_addr_equal(daddr, &rs->rs_bound.addr)) {
 		loop = READ_ONCE(rs->rs_loop_transport);
 		if (loop)
 			return loop;
@@ -693,10 +752,41 @@ rds_send_pick_transport(struct rds_sock *rs, const struct in6_addr *daddr,
 	return trans;
 }
 
-/* The connection, with a reference, for (bound address -> @daddr). */
+/* The lane of @conn0's peer that @rs sends on, with a reference; drops
+ * the caller's reference to @conn (a lane of the same peer, maybe @conn0).
+ */
+static struct rds_connection *rds_send_lane(struct rds_sock *rs,
+					    struct rds_connection *conn,
+					    bool nonblock, long timeo)
+{
+	struct rds_connection *conn0 = rds_conn_lane0(conn);
+	struct rds_connection *lane;
+	unsigned int k;
+
+	k = rds_lanes_pick(rs, conn0, nonblock, timeo);
+	if (k == conn->c_lane)
+		return conn;
+	lane = rds_conn_lane(conn0, k, GFP_KERNEL);	/* conn holds conn0 */
+	if (IS_ERR(lane) && PTR_ERR(lane) == -ENOBUFS) {
+		/* At net.rds.max_connections: lane 0, which exists, and
+		 * stay there while messages are queued on it.
+		 */
+		rds_lanes_unsettle(rs);
+		lane = rds_conn_lane(conn0, 0, GFP_KERNEL);
+	}
+	rds_conn_put(conn);
+	if (!IS_ERR(lane))
+		rds_send_cache_conn(rs, lane);
+	return lane;
+}
+
+/* The connection, with a reference, for (bound address -> @daddr): the
+ * socket's lane of the peer's connection.
+ */
 static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 					    const struct in6_addr *daddr,
-					    u32 scope_id)
+					    u32 scope_id, bool nonblock,
+					    long timeo)
 {
 	const struct rds_transport *trans;
 	struct rds_connection *conn;
@@ -704,7 +794,7 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 	/* Most sends go where the last one went. */
 	conn = rds_send_cached_conn(rs, daddr, scope_id);
 	if (conn)
-		return conn;
+		goto lane;
 
 	trans = rds_send_pick_transport(rs, daddr, scope_id);
 	if (IS_ERR(trans))
@@ -712,9 +802,13 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 	conn = rds_conn_create(rds_sock_net(rs), &rs->rs_bound.addr, daddr,
 			       trans, READ_ONCE(rs->rs_tos), scope_id,
 			       GFP_KERNEL);
-	if (!IS_ERR(conn))
-		rds_send_cache_conn(rs, conn);
-	return conn;
+	if (IS_ERR(conn))
+		return conn;
+	rds_send_cache_conn(rs, conn);
+lane:
+	if (!conn->c_trans->max_lanes)
+		return conn;
+	return rds_send_lane(rs, conn, nonblock, timeo);
 }
 
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
@@ -729,6 +823,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_message *rm;
 	struct in6_addr daddr;
 	bool queued = false, dead = false;
+	unsigned int retried = 0;
 	__be16 sport, dport;
 	u32 scope_id, zcookie = 0;
 	long timeo;
@@ -793,14 +888,25 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	rds_rdma_set_exthdrs(rm);
 	timeo = sock_sndtimeo(sk, nonblock);
 again:
-	conn = rds_send_conn(rs, &daddr, scope_id);
+	conn = rds_send_conn(rs, &daddr, scope_id, nonblock, timeo);
 	if (IS_ERR(conn)) {
+		/* Lane 0 was reaped while we picked a lane: start over. */
+		if (PTR_ERR(conn) == -ENETUNREACH && !retried++)
+			goto again;
 		ret = PTR_ERR(conn);
 		goto out;
 	}
 	if (rm->m_rdma && !conn->c_trans->xmit_rdma) {
 		ret = -EOPNOTSUPP;
 		goto out_conn;
+	}
+	/* What the device cannot do (masked atomics on rxe, atomics on
+	 * iWARP) fails now, not in a completion.
+	 */
+	if (rm->m_rdma && conn->c_trans->rdma_check) {
+		ret = conn->c_trans->rdma_check(conn, rm->m_rdma);
+		if (ret)
+			goto out_conn;
 	}
 	rds_conn_connect_if_down(conn);
 

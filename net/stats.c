@@ -43,4 +43,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_OVER_RCVBUF_WAIT]	= "recv_over_rcvbuf_waits",
 	[RDS_STAT_RECV_DROP_BAD_HEADER]		= "recv_drop_bad_header",
 	[RDS_STAT_RECV_PING_UNANSWERED]		= "recv_ping_unanswered",
+	[RDS_STAT_SEND_MPATH_PROBE]		= "send_mpath_probe",
 };

@@ -47,6 +47,7 @@ enum rds_stat {
 	RDS_STAT_RECV_OVER_RCVBUF_WAIT,	/* ours: a wire waited for a reader */
 	RDS_STAT_RECV_DROP_BAD_HEADER,	/* ours: malformed frame, conn dropped */
 	RDS_STAT_RECV_PING_UNANSWERED,	/* ours: too many pongs unread */
+	RDS_STAT_SEND_MPATH_PROBE,	/* ours: multipath probes sent */
 	RDS_STAT_MAX,
 };
 

@@ -41,7 +41,7 @@ int rds_trans_register(const struct rds_transport *trans)
 	if (!trans->name || trans->type < 0 || trans->type >= RDS_TRANS_TYPE_MAX ||
 	    !trans->laddr_check ||
 	    (trans->xmit && (!trans->inc_copy_to_user || !trans->inc_free)) ||
-	    (trans->xmit_rdma && !trans->mr_key))
+	    (trans->xmit_rdma && !trans->mr_register))
 		return -EINVAL;
 
 	mutex_lock(&rds_trans_mutex);

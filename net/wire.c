@@ -33,6 +33,8 @@ unsigned int rds_exthdr_size(u8 type)
 		return sizeof(struct rds_ext_header_npaths);
 	case RDS_EXTHDR_GEN_NUM:
 		return sizeof(struct rds_ext_header_gen_num);
+	case RDS_EXTHDR_LANES:
+		return sizeof(struct rds_ext_header_lanes);
 	default:
 		return 0;
 	}

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check-wire`: RDS over a real wire transport (TCP) between two RDS
-# hosts, in two ways: a netns pair in one guest (selftests/hosts/netns_tcp.sh)
+# `make check-wire`: RDS over a real wire transport between two RDS hosts:
+# TCP in two ways, a netns pair in one guest (selftests/hosts/netns_tcp.sh)
 # and two guests joined by a virtual wire (scripts/vm2.sh running
-# selftests/hosts/twohost_tcp.sh on both). Prints TAP, then "N passed, N
+# selftests/hosts/twohost_tcp.sh on both), and InfiniBand (RoCE: rxe1 on
+# each guest's end of the wire, vm2.sh --rdma running
+# selftests/hosts/twohost_ib.sh on both). Prints TAP, then "N passed, N
 # failed" and the wall time; exits non-zero on any failure.
 #
 #	check-wire.sh [--short] [--no-build]
@@ -21,6 +23,9 @@
 #               default "intree:intree", or with RDS_IMPL=ours
 #               "ours:ours ours:intree intree:ours" (interop both ways);
 #               --short runs the first default one only (all given ones)
+#   IB_PAIRS    the same for RDS over IB (twohost_ib); default as
+#               WIRE_PAIRS, but --short runs none unless given (make
+#               check's budget: one IB pair is ~3 min of two TCG guests)
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -44,6 +49,9 @@ ours) pairs_default="ours:ours ours:intree intree:ours" ;;
 esac
 read -ra PAIRS <<< "${WIRE_PAIRS:-$pairs_default}"
 [ "$SHORT" = 1 ] && [ -z "${WIRE_PAIRS:-}" ] && PAIRS=("${PAIRS[0]}")
+ib_default=$pairs_default
+[ "$SHORT" = 1 ] && ib_default=""
+read -ra IB_PAIRS <<< "${IB_PAIRS-$ib_default}"
 SECS=${RDS_WIRE_SECONDS:-$([ "$SHORT" = 1 ] && echo 1 || echo 3)}
 RESULTS=${RESULTS:-$REPO/results/check-wire}
 rm -rf "$RESULTS"
@@ -108,6 +116,27 @@ twohost_boot() {	# A:B
 	emit "# two hosts ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
+# The same over IB: vm2.sh --rdma gives each guest rxe1 on its end of the
+# wire; the capture must show RoCEv2 SENDs that begin with a valid RDS
+# header over IPv4 and IPv6 (scripts/pcap-roce.py).
+twohost_ib_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/twohost-ib-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" \
+		--pcap "$out/wire.pcap" -- "$(guest_cmd twohost_ib)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "two hosts over IB ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "two hosts over IB ($a <-> $b), b: "
+	result "$rc" "two-host IB boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	scripts/pcap-roce.py "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	result $? "two hosts over IB ($a <-> $b): the wire's capture has RDS headers in RoCEv2 SENDs over IPv4 and IPv6" \
+		"$out/wire.txt"
+	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"
+	emit "# two hosts over IB ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
 # The two-host runner checks itself (full run only; make check's own
 # runner self-tests cover vm.sh): host a's exit status comes back, a splat
 # on host b fails a run whose commands both succeeded, and a host waiting
@@ -141,12 +170,18 @@ if [ "$SHORT" = 0 ]; then
 	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
 fi
 
-echo "# module set $IMPL; pairs ${PAIRS[*]}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
+echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
 netns_boot
 for pair in "${PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours|intree:intree) twohost_boot "$pair" ;;
 	*) result 1 "pair '$pair' is A:B with A and B ours or intree" ;;
+	esac
+done
+for pair in "${IB_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours|intree:intree) twohost_ib_boot "$pair" ;;
+	*) result 1 "IB pair '$pair' is A:B with A and B ours or intree" ;;
 	esac
 done
 finish

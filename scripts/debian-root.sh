@@ -4,7 +4,8 @@
 # Make (once) a Debian root for another release's kernel, in the cache:
 # debootstrap SUITE, then its linux-image-amd64 and linux-headers-amd64, a
 # compiler, its kernel source (for siw), dkms, and what the guest runs
-# (bash, kmod, iproute2, python3, the verbs utilities). The guest boots
+# (bash, kmod, iproute2, python3, the verbs utilities, and as on the host
+# nftables for wire_tcp's DNAT and trinity for the fuzz round). The guest boots
 # that root's kernel with the root itself shared read-only over 9p
 # (scripts/vm.sh --root); our modules for that kernel are built inside it
 # (scripts/in-root.sh), since the headers' build programs are linked
@@ -24,7 +25,7 @@ suite=${1:?usage: debian-root.sh SUITE}
 mirror=${RDS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 pkgs="linux-image-amd64 linux-headers-amd64 linux-source dkms gcc make
 libc6-dev kmod iproute2 python3 procps ibverbs-utils ibverbs-providers
-rdmacm-utils"
+rdmacm-utils nftables trinity"
 
 build() {
 	local dir=$1

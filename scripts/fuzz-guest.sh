@@ -132,6 +132,9 @@ wpid=$!
 wire_pid="" churn_pid=""
 if [ "${WIRE_FUZZ:-1}" = 1 ] && grep -q '^rds_tcp ' /proc/modules &&
    . "$REPO/selftests/lib/netns_pair.sh" && netns_pair_up; then
+	# Namespace A's own RDS/TCP shares the tool's address: one lane,
+	# or it keeps lanes up to B and replaces the tool's connections.
+	netns_a sysctl -qw net.rds.tcp.rds_tcp_lanes=1 2>/dev/null
 	netns_a "$REPO/selftests/wire/rds-wire-peer" -s 10.99.2.1 -t 10.99.2.2 \
 		--seconds "$SECS" fuzz > "$OUT/wire-fuzz.log" 2>&1 &
 	wire_pid=$!

@@ -12,6 +12,11 @@
 #
 #	scripts/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
 #
+# Multipath is on with every pair: our rds_tcp offers Linux peers
+# RDS_WIRE_LANES_LEGACY lanes (default 8, as Linux does; our own default
+# is 1, see Documentation/transports.rst), and host a, the lower address,
+# must have connected more than one lane to host b by the end.
+#
 # RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
 # RDS_WIRE_SHORT=1: the short variant (fewer sessions).
 # Outside a two-host guest it has nothing to do and skips.
@@ -26,6 +31,8 @@ RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost.XXXXXX)
 RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
 trap 'rm -rf "$RDS_TOOLS_WORK"' EXIT
 PORT=4800
+WC=$PWD/wirecheck/rds-wirecheck
+WCPORT=5600
 
 if ! ROLE=$(wire_role); then
 	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
@@ -65,11 +72,58 @@ ping_when_ready() {	# ADDRESS: after host b is up
 	wire_wait ready 180 && rds_ping_all "" 5 "$1"
 }
 
+# Host b: host a's 8 sockets (8 bound ports: spread over the lanes) send 9
+# messages each, 0 B to 64 KiB, SHA-256 checked: exactly once, in order.
+wc_serve() {
+	local p rc
+	"$WC" recv "$RDS_WIRE_SELF" $WCPORT 8 9 120 > "$RDS_TOOLS_WORK/wc" 2>&1 &
+	p=$!
+	sleep 0.5
+	wire_mark wc
+	wait $p
+	rc=$?
+	wire_mark wcdone
+	cat "$RDS_TOOLS_WORK/wc"
+	return $rc
+}
+
+# Host a: the senders, until host b's receiver is through.
+wc_send() {
+	local i rc pids=()
+	wire_wait wc 180 || return 1
+	for ((i = 0; i < 8; i++)); do
+		"$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" $WCPORT $i 9 \
+			> "$RDS_TOOLS_WORK/wc$i" 2>&1 &
+		pids+=($!)
+	done
+	wire_wait wcdone 180
+	rc=$?
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	cat "$RDS_TOOLS_WORK"/wc[0-7]
+	return $rc
+}
+
+# Ours offers a Linux peer more than one lane only when told to.
+lanes_for_linux() {
+	[ "${RDS_IMPL:-}" = ours ] || { echo "Linux's rds_tcp: always 8 lanes"; return 0; }
+	sysctl -w "net.rds.tcp.rds_tcp_lanes_legacy=${RDS_WIRE_LANES_LEGACY:-8}"
+}
+
+# Host a has the lower address: it connects every lane to host b.
+lanes_up() {
+	local n
+	n=$(ss -Htn state established "( dport = :$RDS_TCP_PORT )" dst "$RDS_WIRE_PEER" | wc -l)
+	echo "$n TCP connections to $RDS_WIRE_PEER:$RDS_TCP_PORT"
+	[ "$n" -gt 1 ]
+}
+
 common() {
 	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6; sessions of $SECS s"
 	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches
 	tap_check "host $ROLE: wire0 has $RDS_WIRE_SELF and $RDS_WIRE_SELF6" has_addresses
 	tap_check "host $ROLE: rds_tcp listens on $RDS_TCP_PORT" listens
+	tap_check "host $ROLE: multipath lanes with Linux peers too" lanes_for_linux
 }
 
 # Each host puts the lossy link on its own end of the wire (its egress).
@@ -82,13 +136,15 @@ stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
 big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 5; else tap_plan 10; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 7; else tap_plan 12; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IPv4: verified" \
 		serve stress4 "$PORT" "$RDS_WIRE_SELF"
 	tap_check "host b: served rds-stress over IPv6: verified" \
 		serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
+	tap_check "host b: rds-wirecheck from 8 sockets of host a: exactly once, in order, SHA-256 intact" \
+		wc_serve
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host b: served rds-stress with 64 KiB requests: verified" \
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
@@ -105,7 +161,7 @@ b)
 	wire_wait finished 300
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 15; fi
 	common
 	tap_check "host a: rds-ping host b over IPv4: 5 of 5" ping_when_ready "$RDS_WIRE_PEER"
 	tap_check "host a: rds-ping host b over IPv6: 5 of 5" ping_when_ready "$RDS_WIRE_PEER6"
@@ -113,6 +169,7 @@ a)
 		client stress4 "$PORT" "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
 	tap_check "host a: rds-stress to host b over IPv6: verified, messages both ways" \
 		client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
+	tap_check "host a: rds-wirecheck senders on 8 sockets ran until host b had all" wc_send
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host a: rds-stress to host b, 64 KiB requests: verified" \
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
@@ -124,6 +181,7 @@ a)
 	fi
 	tap_check "host a: the IPv4 messages went over TCP (rds-info -n, socket)" \
 		rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
+	tap_check "host a: multipath: more than one lane (TCP connection) to host b" lanes_up
 	# Host b checks its end and pings back in the full run: stay up.
 	[ "$SHORT" = 1 ] || wire_wait checked 300
 	wire_mark finished

@@ -90,10 +90,21 @@ static void fill(struct cong *c)
 	if (i == 4 * RCVBUF / MSZ)
 		RDS_FAIL("no ENOBUFS after %d bytes (rcvbuf %d)", c->queued,
 			 c->rcvbuf);
-	/* About rcvbuf bytes, give or take one message. */
-	if (c->queued <= c->rcvbuf - MSZ || c->queued > c->rcvbuf + MSZ)
+	/*
+	 * About rcvbuf bytes, give or take one message. Linux's RDS sees
+	 * the port congested only once its transmit path has delivered the
+	 * messages, and when the send worker has them that lags behind the
+	 * sender by as much as the host's load makes it (seen on 6.12 at
+	 * load 9: ENOBUFS after 106496 bytes for 65536): there only the
+	 * lower bound is behaviour.
+	 */
+	if (c->queued <= c->rcvbuf - MSZ ||
+	    (c->queued > c->rcvbuf + MSZ && !rds_is_intree()))
 		RDS_FAIL("ENOBUFS after %d bytes queued, rcvbuf %d", c->queued,
 			 c->rcvbuf);
+	if (c->queued > c->rcvbuf + MSZ)
+		printf("# ENOBUFS after %d bytes queued, rcvbuf %d (late congestion signal)\n",
+		       c->queued, c->rcvbuf);
 	RDS_EXPECT(rds_counter("cong_send_error") > err0);
 }
 

@@ -12,6 +12,7 @@
 # RDS_TEARDOWN_ROUNDS (default 3) sets the rounds; the soak uses 100.
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
+. lib/wirecheck.sh
 REPO=$(cd .. && pwd)
 WC=$PWD/wirecheck/rds-wirecheck
 ROUNDS=${RDS_TEARDOWN_ROUNDS:-3}
@@ -78,14 +79,32 @@ syn_flood_netns_delete() {
 	echo "$ROUNDS rounds"
 }
 
+# SIGKILL every rds-wirecheck and wait until they are gone: their
+# sockets hold rds_tcp until the processes have exited, which on a
+# loaded host is not at once (seen: rmmod "in use" right after pkill).
+kill_wirecheck() {
+	local i
+	pkill -9 -f "rds-wirecheck" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		pgrep -f "rds-wirecheck" > /dev/null || return 0
+		sleep 0.1
+	done
+	echo "rds-wirecheck still running 10 s after SIGKILL"
+	return 1
+}
+
 rmmod_under_load() {
 	local i
 	for ((i = 0; i < ROUNDS; i++)); do
 		pair || return 1
 		traffic
-		pkill -9 -f "rds-wirecheck" 2>/dev/null
+		kill_wirecheck || return 1
 		# Sockets are gone; connections are busy with what they had.
-		rmmod rds_tcp || { echo "rmmod failed"; return 1; }
+		if ! rmmod rds_tcp; then
+			echo "rmmod failed; $(grep '^rds_tcp ' /proc/modules)"
+			pgrep -af 'rds-' | sed 's/^/running: /'
+			return 1
+		fi
 		modprobe rds_tcp || return 1
 		ip netns del $A
 		ip netns del $B
@@ -94,14 +113,18 @@ rmmod_under_load() {
 }
 
 works_after() {	# a fresh pair still carries RDS/TCP
+	local out r s rc
 	pair || return 1
-	ip netns exec $B "$WC" recv 10.78.0.2 6900 1 20 60 &
-	local r=$!
-	sleep 0.3
+	out=$(mktemp /tmp/rds-teardown.XXXXXX)
+	ip netns exec $B "$WC" recv 10.78.0.2 6900 1 20 60 > "$out" 2>&1 &
+	r=$!
+	wirecheck_wait_ready "$out" $r || kill $r
 	ip netns exec $A "$WC" send 10.78.0.1 10.78.0.2 6900 0 20 >/dev/null &
-	local s=$!
+	s=$!
 	wait $r
-	local rc=$?
+	rc=$?
+	cat "$out"
+	rm -f "$out"
 	kill $s 2>/dev/null
 	wait $s 2>/dev/null
 	ip netns del $A

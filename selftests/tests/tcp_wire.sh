@@ -15,6 +15,7 @@ WC=$PWD/wirecheck/rds-wirecheck
 PORT=5200
 WORK=$(mktemp -d /tmp/rds-tcp-wire.XXXXXX)
 . lib/netns_pair.sh
+. lib/wirecheck.sh
 A=$NETNS_A B=$NETNS_B
 A4=$NETNS_A_IP B4=$NETNS_B_IP A6=$NETNS_A_IP6 B6=$NETNS_B_IP6
 
@@ -40,10 +41,17 @@ counter() {	# counter NETNS NAME: the RDS_INFO_COUNTERS value
 wirecheck() {
 	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 i rc dpid=
 	shift 6
+	rm -f "$WORK"/recv "$WORK"/send* "$WORK"/disturb
 	ip netns exec "$tns" "$WC" recv "$to" $PORT "$senders" "$count" 240 \
 		> "$WORK/recv" 2>&1 &
 	local rpid=$!
-	sleep 0.5
+	if ! wirecheck_wait_ready "$WORK/recv" $rpid; then
+		kill $rpid
+		wait $rpid
+		cat "$WORK/recv"
+		PORT=$((PORT + 100))
+		return 1
+	fi
 	for ((i = 0; i < senders; i++)); do
 		ip netns exec "$fns" "$WC" send "$from" "$to" $PORT "$i" "$count" \
 			> "$WORK/send$i" 2>&1 &

@@ -33,6 +33,10 @@ if ! ip netns add $NT || ! ip netns add $NP ||
 fi
 ip -n $NT link set lo up
 ip -n $NP link set lo up
+# The peer namespace has an RDS/TCP of its own on the addresses the tool
+# impersonates. Ours would keep multipath lanes to the target up (the
+# lower address does) and so replace the tool's connections: one lane.
+ip netns exec $NP sysctl -qw net.rds.tcp.rds_tcp_lanes=1 2>/dev/null
 ip -n $NT addr add 10.77.200.1/16 dev rwp1
 ip -n $NP addr add 10.77.0.1/16 dev rwp0
 ip -n $NP addr add 10.77.250.1/16 dev rwp0

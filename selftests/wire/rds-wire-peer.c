@@ -479,13 +479,19 @@ static int sess_open(struct rds_wire_sess *s, uint32_t src)
  * ping is answered; the target may still be tearing down the previous
  * connection, so a few attempts.
  */
+static int lane_sess_open(struct rds_wire_sess *s, int lane);
+
 static int target_alive(int attempts)
 {
 	struct rds_wire_sess s;
 	int i, r;
 
 	for (i = 0; i < attempts; i++) {
-		if (sess_open(&s, opt.src) == 0) {
+		/* From a port naming lane 0: a target told (by a fuzzed
+		 * probe) that we name lanes refuses lanes beyond its count,
+		 * never lane 0.
+		 */
+		if (lane_sess_open(&s, 0) == 0) {
 			r = rds_wire_ping(&s, 7000 + i, 3000);
 			rds_wire_sess_close(&s);
 			if (r == 1)
@@ -857,6 +863,183 @@ static int t_handshake_ext(void)
 	return T_PASS;
 }
 
+/*
+ * Multipath lanes (ours names them by the low 3 bits of the connecting
+ * side's source port, announced by the LANES extension).
+ */
+
+/* A session from a source port whose low 3 bits are @lane. */
+static int lane_sess_open(struct rds_wire_sess *s, int lane)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct timeval tmo = { .tv_sec = 3 };
+	int fd, one = 1, i;
+
+	for (i = 0; i < 64; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		/* connect() gives up after this too */
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
+		sa.sin_addr.s_addr = opt.src;
+		sa.sin_port = htons(40000 + 8 * rndn(2500) + lane);
+		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			sa.sin_addr.s_addr = opt.dst;
+			sa.sin_port = htons(RDS_WIRE_TCP_PORT);
+			if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+				rds_wire_sess_init(s, fd);
+				s->laddr = opt.src;
+				s->faddr = opt.dst;
+				return 0;
+			}
+			/* Only a port in use is worth another port. */
+			if (errno != EADDRINUSE && errno != EADDRNOTAVAIL) {
+				close(fd);
+				return -1;
+			}
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+/* A probe with NPATHS @np (none if < 0) and LANES {@lanes, @flags} last
+ * (none if @lanes < 0); the pong's NPATHS and LANES, -1 when absent.
+ */
+static int lanes_probe(struct rds_wire_sess *s, int np, int lanes, int flags,
+		       int *pnp, int *pl)
+{
+	uint8_t raw[2] = { (uint8_t)lanes, (uint8_t)flags }, body[8];
+	struct rds_wire_msg m;
+	size_t pos = 0;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.seq = s->tx_seq++;
+	m.sport = RDS_WIRE_PROBE_PORT;
+	if (np >= 0)
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_NPATHS, np, 0, NULL, 0);
+	if (lanes >= 0)
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_LANES, 0, 0, raw, 2);
+	if (rds_wire_send_raw(s, &m, NULL, 0))
+		return -1;
+	r = rds_wire_wait(s, 0, RDS_WIRE_PROBE_PORT, 3000);
+	*pnp = *pl = -1;
+	if (r == 1) {
+		if (rds_wire_ext_find(s->cur.ext, RDS_WIRE_EXT_NPATHS, body) == 2)
+			*pnp = body[0] << 8 | body[1];
+		if (rds_wire_ext_find(s->cur.ext, RDS_WIRE_EXT_LANES, body) == 2)
+			*pl = body[0];
+	}
+	return r;
+}
+
+/* A probe whose extension area is @ext as given. */
+static int lanes_raw_probe(struct rds_wire_sess *s, const uint8_t *ext)
+{
+	struct rds_wire_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.seq = s->tx_seq++;
+	m.sport = RDS_WIRE_PROBE_PORT;
+	memcpy(m.ext, ext, RDS_WIRE_EXT_SPACE);
+	if (rds_wire_send_raw(s, &m, NULL, 0))
+		return -1;
+	return rds_wire_wait(s, 0, RDS_WIRE_PROBE_PORT, 3000);
+}
+
+static int t_lanes(void)
+{
+	static const int lv[] = { 0, 1, 8, 9, 255 };
+	uint8_t ext[RDS_WIRE_EXT_SPACE];
+	struct rds_wire_sess s, l;
+	int i, k, r, pnp, pl, ok = 0;
+	size_t pos;
+
+	CHECK(sess_open(&s, opt.src) == 0);
+	for (i = 0; i < (int)(sizeof(lv) / sizeof(lv[0])); i++) {
+		r = lanes_probe(&s, 0xffff, lv[i], 0xff, &pnp, &pl);
+		OBS("probe NPATHS=65535 LANES=%d flags 0xff: %s, pong NPATHS=%d LANES=%d",
+		    lv[i], r == 1 ? "answered" : "unanswered", pnp, pl);
+		if (is_ours)
+			CHECK(r == 1 && pnp >= 1 && pnp <= 8 && pl >= 1 && pl <= 8);
+	}
+	/* Ours now counts min(8, its own) lanes named by our source ports;
+	 * it takes a lane beyond the count too (messages may wait on it).
+	 */
+	for (k = 1; k < 8; k++) {
+		CHECK(lane_sess_open(&l, k) == 0);
+		/* A new lane comes up through two workers: a loaded host may
+		 * take a while.
+		 */
+		if (rds_wire_ping(&l, 7100 + k, 3000) == 1 ||
+		    rds_wire_ping(&l, 7110 + k, 5000) == 1)
+			ok++;
+		rds_wire_sess_close(&l);
+	}
+	OBS("pings on connections naming lanes 1..7: %d of 7 answered", ok);
+	if (is_ours)
+		CHECK(ok == 7);
+
+	r = lanes_probe(&s, 1, 2, 0, &pnp, &pl);
+	CHECK(lane_sess_open(&l, 5) == 0);
+	r = rds_wire_ping(&l, 7200, 3000);
+	OBS("LANES=2, then a connection naming lane 5 (beyond the count): %s",
+	    r == 1 ? "accepted (ping answered)" : "refused");
+	rds_wire_sess_close(&l);
+
+	/* Counts flipping with and without lane ids, unanswered reads. */
+	for (i = 0; i < 200; i++) {
+		struct rds_wire_msg m;
+		uint8_t raw[2] = { (uint8_t)rnd(), (uint8_t)rnd() };
+
+		memset(&m, 0, sizeof(m));
+		m.seq = s.tx_seq++;
+		m.sport = (i & 3) ? RDS_WIRE_PROBE_PORT : 0;
+		m.dport = (i & 3) ? 0 : RDS_WIRE_PROBE_PORT;
+		pos = 0;
+		rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_NPATHS, rnd(), 0, NULL, 0);
+		if (i & 1)
+			rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_LANES, 0, 0,
+					 raw, 2);
+		CHECK(rds_wire_send_raw(&s, &m, NULL, 0) == 0);
+	}
+	OBS("200 probes and pongs flipping lane ids and counts: %s",
+	    sess_state(&s, 7300));
+
+	/* LANES first, then NPATHS; LANES cut by the end of the area. */
+	memset(ext, 0, sizeof(ext));
+	ext[0] = RDS_WIRE_EXT_LANES;
+	ext[1] = 4;
+	ext[3] = RDS_WIRE_EXT_NPATHS;
+	ext[5] = 3;
+	r = lanes_raw_probe(&s, ext);
+	OBS("LANES then NPATHS: %s", r == 1 ? "answered" : "unanswered");
+	memset(ext, RDS_WIRE_EXT_VERSION, sizeof(ext));
+	memset(ext, 0, 15);
+	ext[15] = RDS_WIRE_EXT_LANES;
+	r = lanes_raw_probe(&s, ext);
+	OBS("LANES type in the last byte, no room for its body: %s",
+	    r == 1 ? "answered" : "unanswered");
+	memset(ext, 0, sizeof(ext));
+	for (pos = 0; pos + 3 <= sizeof(ext); pos += 3) {
+		ext[pos] = RDS_WIRE_EXT_LANES;
+		ext[pos + 1] = (uint8_t)rnd();
+	}
+	ext[15] = RDS_WIRE_EXT_LANES;
+	r = lanes_raw_probe(&s, ext);
+	OBS("LANES x5 and a cut sixth: %s", r == 1 ? "answered" : "unanswered");
+	if (is_ours)
+		CHECK(r == 1);
+
+	/* Back to one lane for the cases after this one. */
+	lanes_probe(&s, 1, -1, 0, &pnp, &pl);
+	OBS("after a probe without lane ids: %s", sess_state(&s, 7400));
+	rds_wire_sess_close(&s);
+	return T_PASS;
+}
+
 static int cong_case(uint8_t flags, uint32_t hlen, size_t real, int fill)
 {
 	struct rds_wire_sess s;
@@ -1145,6 +1328,7 @@ static const struct tcase cases[] = {
 	{ "ping_flood", t_ping_flood, 1 },
 	{ "ping_flood_noread", t_ping_flood_noread, 1 },
 	{ "never_read", t_never_read, 1 },
+	{ "lanes", t_lanes, 8 },
 	{ "conn_flood", t_conn_flood, -1 },
 	{ "half_open", t_half_open, -1 },
 };
@@ -1287,9 +1471,11 @@ static void fuzz_frame(struct rds_wire_sess *s, unsigned char *buf, size_t cap)
 		int ne = 1 + rndn(4);
 
 		for (i = 0; i < ne; i++) {
-			static const uint8_t ty[] = { 1, 2, 3, 5, 6 };
+			static const uint8_t ty[] = {
+				1, 2, 3, 5, 6, RDS_WIRE_EXT_LANES
+			};
 
-			rds_wire_ext_add(m.ext, &pos, ty[rndn(5)],
+			rds_wire_ext_add(m.ext, &pos, ty[rndn(6)],
 					 rndn(2) ? (uint32_t)rnd() : rndn(10),
 					 (uint32_t)rnd(), NULL, 0);
 		}

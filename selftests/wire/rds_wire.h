@@ -42,6 +42,8 @@
 #define RDS_WIRE_EXT_RDMA_DEST	3
 #define RDS_WIRE_EXT_NPATHS	5
 #define RDS_WIRE_EXT_GEN_NUM	6
+/* Ours only (lane count for peers that name their lanes); 6.1 stops at it. */
+#define RDS_WIRE_EXT_LANES	0xd1
 
 /* The multipath probe: a ping from this port carrying NPATHS. */
 #define RDS_WIRE_PROBE_PORT	1
@@ -91,6 +93,7 @@ static inline int rds_wire_ext_body_len(uint8_t type)
 	case RDS_WIRE_EXT_RDMA_DEST: return 8;
 	case RDS_WIRE_EXT_NPATHS: return 2;
 	case RDS_WIRE_EXT_GEN_NUM: return 4;
+	case RDS_WIRE_EXT_LANES: return 2;
 	}
 	return -1;
 }

@@ -3,7 +3,7 @@
  * rds-wirecheck: prove exactly-once, in-order, intact delivery between
  * two RDS nodes while the wire misbehaves.
  *
- *   rds-wirecheck recv ADDR PORT SENDERS COUNT [TIMEOUT_S]
+ *   rds-wirecheck recv ADDR PORT SENDERS COUNT [TIMEOUT_S [STALL_S RCVBUF]]
  *   rds-wirecheck send LOCAL DEST PORT ID COUNT
  *
  * Each sender socket sends COUNT messages numbered 0..COUNT-1, sizes
@@ -16,6 +16,11 @@
  *              reordered O corrupt C
  *
  * Exit status 0 only if R == E and L, D, O and C are all 0.
+ *
+ * STALL_S and RCVBUF make a slow receiver: its SO_RCVBUF is set to RCVBUF
+ * bytes (0 leaves the default) and it reads nothing for STALL_S seconds
+ * after it is ready, so the senders fill it up and the transport must
+ * hold back what it cannot deliver (IB's backlog and RNR retries).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -173,8 +178,9 @@ static int wc_recv(int argc, char **argv)
 	uint32_t senders, count, next[MAX_SENDERS] = { 0 };
 	unsigned long received = 0, lost = 0, dup = 0, reord = 0, bad = 0;
 	unsigned long expected;
-	double deadline;
+	double deadline, stall;
 	struct pollfd pfd;
+	int rcvbuf;
 	uint8_t sha[32];
 	uint8_t *msg;
 	ssize_t n;
@@ -185,15 +191,27 @@ static int wc_recv(int argc, char **argv)
 	senders = strtoul(argv[4], NULL, 0);
 	count = strtoul(argv[5], NULL, 0);
 	deadline = wc_now() + (argc > 6 ? atof(argv[6]) : 120);
-	if (!senders || senders > MAX_SENDERS)
+	stall = argc > 7 ? atof(argv[7]) : 0;
+	rcvbuf = argc > 8 ? atoi(argv[8]) : 0;
+	if (!senders || senders > MAX_SENDERS || stall < 0 || rcvbuf < 0)
 		return 2;
 	expected = (unsigned long)senders * count;
 	fd = wc_socket(argv[2], atoi(argv[3]));
+	if (rcvbuf &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		perror("rds-wirecheck: SO_RCVBUF");
+		return 2;
+	}
 	msg = malloc(MAX_MSG);
 	if (!msg)
 		return 2;
 	printf("wirecheck: receiver ready\n");
 	fflush(stdout);
+	if (stall > 0) {
+		usleep((useconds_t)(stall * 1e6));
+		printf("wirecheck: reading after a stall of %.1f s\n", stall);
+		fflush(stdout);
+	}
 
 	pfd.fd = fd;
 	pfd.events = POLLIN;
@@ -241,7 +259,7 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "send"))
 		ret = wc_send(argc, argv);
 	if (ret == 2)
-		fprintf(stderr, "usage: rds-wirecheck recv ADDR PORT SENDERS COUNT [TIMEOUT_S]\n"
+		fprintf(stderr, "usage: rds-wirecheck recv ADDR PORT SENDERS COUNT [TIMEOUT_S [STALL_S RCVBUF]]\n"
 				"       rds-wirecheck send LOCAL DEST PORT ID COUNT\n");
 	return ret;
 }

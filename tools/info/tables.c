@@ -41,10 +41,8 @@ static const char *conn_flags(__u8 f)
 	return s;
 }
 
-static const char *gid_str(const __u8 *g)
-{
-	return inet_ntop(AF_INET6, g, (char[INET6_ADDRSTRLEN]){0}, INET6_ADDRSTRLEN);
-}
+/* A macro, like A6: the buffer must live until the caller's printf. */
+#define gid_str(g) inet_ntop(AF_INET6, (g), (char[INET6_ADDRSTRLEN]){0}, INET6_ADDRSTRLEN)
 
 static int print_counter(const void *p)
 {

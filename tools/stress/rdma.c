@@ -63,6 +63,14 @@ int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
 	 */
 	if (rc == -ENODEV)
 		return 0;
+	/*
+	 * EOPNOTSUPP: Linux's in-tree IB on FRWR devices registers only
+	 * through RDS_CMSG_RDMA_MAP, which is what we use unless asked for
+	 * RDS_GET_MR (a transport without any RDMA fails that at sendmsg).
+	 */
+	if (rc == -EOPNOTSUPP &&
+	    !(o->flags & (SF_RDMA_GET_MR | SF_RDMA_CACHE)))
+		return 0;
 	if (rc) {
 		snprintf(why, whylen,
 			 "RDMA (-D) is not supported by this kernel/transport: RDS_GET_MR: %s",

@@ -1,32 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rds_rdma.ko: RDS over InfiniBand and RoCE. Skeleton: registers the
- * transport; the verbs engine arrives with the IB transport issue.
+ * rds_rdma.ko: RDS over InfiniBand and RoCE, interoperating with Linux's
+ * in-tree rds_rdma. The verbs engine (transports/rdma) does the work;
+ * this file is the InfiniBand flavor: which devices (IB_CA), the
+ * RDS_INFO_IB_CONNECTIONS tables, and the module, which also starts the
+ * engine that rds_iwarp.ko shares.
  */
 #include <linux/module.h>
 #include <net/rds/transport.h>
 
+#include "../rdma/rds_rdma.h"
+
+static struct rds_rdma_flavor rds_ib_flavor;
+
 static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 			      __u32 scope_id)
 {
-	return -EADDRNOTAVAIL;
+	return rds_rdma_laddr_check(net, addr, scope_id, RDMA_NODE_IB_CA);
 }
 
-static const struct rds_transport rds_ib_transport = {
-	.name		= "infiniband",
-	.type		= RDS_TRANS_TYPE_IB,
-	.owner		= THIS_MODULE,
-	.laddr_check	= rds_ib_laddr_check,
+static void rds_ib_info4(struct net *net, struct rds_info_buf *b)
+{
+	rds_rdma_info_fill(net, b, &rds_ib_flavor.trans, false);
+}
+
+static void rds_ib_info6(struct net *net, struct rds_info_buf *b)
+{
+	rds_rdma_info_fill(net, b, &rds_ib_flavor.trans, true);
+}
+
+static const struct rds_info_table rds_ib_info[] = {
+	{ RDS_INFO_IB_CONNECTIONS, sizeof(struct rds_info_rdma_connection),
+	  rds_ib_info4 },
+	{ RDS6_INFO_IB_CONNECTIONS, sizeof(struct rds6_info_rdma_connection),
+	  rds_ib_info6 },
+};
+
+static struct rds_rdma_flavor rds_ib_flavor = {
+	.trans = {
+		.name			= "infiniband",
+		.type			= RDS_TRANS_TYPE_IB,
+		.owner			= THIS_MODULE,
+		.caps			= RDS_TRANS_CAP_WIRE,
+		.conn_data_size		= sizeof(struct rds_rdma_conn),
+		.laddr_check		= rds_ib_laddr_check,
+		.conn_alloc		= rds_rdma_conn_alloc,
+		.conn_free		= rds_rdma_conn_free,
+		.conn_connect		= rds_rdma_conn_connect,
+		.conn_shutdown		= rds_rdma_conn_shutdown,
+		.xmit			= rds_rdma_xmit,
+		.xmit_rdma		= rds_rdma_xmit_rdma,
+		.rdma_check		= rds_rdma_rdma_check,
+		.mr_register		= rds_rdma_mr_register,
+		.mr_free		= rds_rdma_mr_free,
+		.inc_copy_to_user	= rds_rdma_inc_copy_to_user,
+		.inc_free		= rds_rdma_inc_free,
+		.info			= rds_ib_info,
+		.n_info			= ARRAY_SIZE(rds_ib_info),
+		.stat_names		= rds_rdma_stat_names,
+		.n_stats		= RDS_RDMA_STAT_MAX,
+		.stats_sum		= rds_rdma_stats_sum,
+	},
+	.node_type	= RDMA_NODE_IB_CA,
+	.atomics	= true,
 };
 
 static int __init rds_ib_init(void)
 {
-	return rds_trans_register(&rds_ib_transport);
+	int ret;
+
+	ret = rds_rdma_engine_init();
+	if (ret)
+		return ret;
+	ret = rds_rdma_flavor_register(&rds_ib_flavor);
+	if (ret)
+		rds_rdma_engine_exit();
+	return ret;
 }
 
 static void __exit rds_ib_exit(void)
 {
-	rds_trans_unregister(&rds_ib_transport);
+	rds_rdma_flavor_unregister(&rds_ib_flavor);
+	rds_rdma_engine_exit();
 }
 
 module_init(rds_ib_init);

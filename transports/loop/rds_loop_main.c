@@ -34,6 +34,15 @@ static int rds_loop_faddr_check(struct net *net, const struct in6_addr *laddr,
 	return rds_addr_is_local(net, faddr, dev_if) ? 0 : -ENETUNREACH;
 }
 
+/* A loopback region needs no device: its key is minted for the socket. */
+static int rds_loop_mr_register(struct rds_mr *mr, struct net *net,
+				const struct in6_addr *laddr,
+				struct rds_mr_keygen *kg)
+{
+	mr->r_key = rds_mr_key_next(kg);
+	return 0;
+}
+
 /* Not delivered: a silent RDMA with nothing else to say wakes nobody,
  * and a message behind a failed RDMA would tell the peer it completed.
  */
@@ -89,7 +98,7 @@ static const struct rds_transport rds_loop_transport = {
 	.faddr_check		= rds_loop_faddr_check,
 	.xmit			= rds_loop_xmit,
 	.xmit_rdma		= rds_loop_xmit_rdma,
-	.mr_key			= rds_mr_key_next,
+	.mr_register		= rds_loop_mr_register,
 	.inc_copy_to_user	= rds_loop_inc_copy_to_user,
 	.inc_free		= rds_loop_inc_free,
 };

@@ -23,6 +23,10 @@
 
 struct rds_tcp_incoming;
 
+/* The low bits of a connecting socket's source port name its lane. */
+#define RDS_TCP_LANE_MASK	(RDS_MPATH_WORKERS - 1)
+static_assert(!(RDS_MPATH_WORKERS & RDS_TCP_LANE_MASK));
+
 /* The kernel's own socket callbacks, restored when we let a socket go. */
 struct rds_tcp_callbacks {
 	void (*data_ready)(struct sock *sk);
@@ -103,6 +107,9 @@ static inline struct rds_connection *rds_tcp_to_conn(struct rds_tcp_conn *tc)
  * @sysctl_table: this namespace's copy of the table
  * @sndbuf: net.rds.tcp.rds_tcp_sndbuf (0: autotune)
  * @rcvbuf: net.rds.tcp.rds_tcp_rcvbuf (0: autotune)
+ * @lanes: net.rds.tcp.rds_tcp_lanes: lanes per peer (1: no multipath)
+ * @lanes_legacy: net.rds.tcp.rds_tcp_lanes_legacy: lanes per peer without
+ *	lane ids (Linux), at most @lanes
  */
 struct rds_tcp_net {
 	struct socket		*listen_sock;
@@ -112,6 +119,8 @@ struct rds_tcp_net {
 	struct ctl_table	*sysctl_table;
 	int			sndbuf;
 	int			rcvbuf;
+	int			lanes;
+	int			lanes_legacy;
 };
 
 extern unsigned int rds_tcp_net_id;
@@ -142,6 +151,7 @@ static inline void rds_tcp_stat_inc(enum rds_tcp_stat s)
 int rds_tcp_conn_connect(struct rds_connection *conn);
 void rds_tcp_conn_shutdown(struct rds_connection *conn);
 bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock);
+bool rds_tcp_conn_has_accepted(struct rds_connection *conn);
 void rds_tcp_tune(struct net *net, struct socket *sock);
 
 /* rds_tcp_listen.c */

@@ -13,6 +13,11 @@
  * it from its connect worker, after shutting down any older socket: only
  * the core's workers ever change t_sock, one at a time.
  *
+ * Lanes: the connecting side names the lane in the low bits of its source
+ * port (RDS_TCP_LANE_MASK), so that an accepting peer with lane ids pairs
+ * the socket with the same lane, whatever order lanes come up in. Linux
+ * 6.1 picks any port and fills the first free lane (rds_tcp_listen.c).
+ *
  * Bytes TCP has acked are as good as delivered to the sender, which
  * retires the messages they carry. So no socket is let go with bytes in
  * its receive queue: shutdown reads them first, and a socket waiting to
@@ -149,6 +154,40 @@ static int rds_tcp_sockaddr(const struct rds_connection *conn,
 	}
 }
 
+/* Source ports tried for a lane before the attempt counts as failed. */
+#define RDS_TCP_BIND_TRIES	32
+
+/* Bind @sock to our address and a free ephemeral port whose low bits are
+ * @conn's lane: a random one of the range's candidates, then the next.
+ */
+static int rds_tcp_bind_lane(struct rds_connection *conn, struct socket *sock)
+{
+	struct sockaddr_storage ss;
+	int low, high, len, ret = -EADDRINUSE;
+	u32 base, count, start, i;
+
+	inet_get_local_port_range(rds_conn_net(conn), &low, &high);
+	base = round_up((u32)low, RDS_MPATH_WORKERS) + conn->c_lane;
+	if (base > (u32)high) {
+		/* A range too small for lanes: any port (lane 0 only). */
+		if (conn->c_lane)
+			return -EADDRINUSE;
+		len = rds_tcp_sockaddr(conn, &conn->c_laddr, 0, &ss);
+		return kernel_bind(sock, (struct sockaddr *)&ss, len);
+	}
+	count = ((u32)high - base) / RDS_MPATH_WORKERS + 1;
+	start = get_random_u32_below(count);
+	for (i = 0; i < min_t(u32, count, RDS_TCP_BIND_TRIES); i++) {
+		u32 port = base + ((start + i) % count) * RDS_MPATH_WORKERS;
+
+		len = rds_tcp_sockaddr(conn, &conn->c_laddr, htons(port), &ss);
+		ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+		if (ret != -EADDRINUSE)
+			break;
+	}
+	return ret;
+}
+
 /* Start a TCP connection from our address to the peer's port 16385. */
 static int rds_tcp_connect_out(struct rds_connection *conn,
 			       struct rds_tcp_conn *tc)
@@ -166,8 +205,7 @@ static int rds_tcp_connect_out(struct rds_connection *conn,
 		return ret;
 	rds_tcp_tune(net, sock);
 
-	len = rds_tcp_sockaddr(conn, &conn->c_laddr, 0, &ss);
-	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	ret = rds_tcp_bind_lane(conn, sock);
 	if (ret)
 		goto err;
 
@@ -198,6 +236,7 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 	struct rds_tcp_callbacks orig;
 	struct socket *sock;
+	bool established;
 	int ret;
 
 	mutex_lock(&tc->t_mutex);
@@ -207,19 +246,22 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 	}
 	sock = tc->t_accepted;
 	if (sock) {
-		tc->t_accepted = NULL;
+		WRITE_ONCE(tc->t_accepted, NULL);
 		/* An accepted socket inherited the listener's callbacks; give
 		 * it the kernel's defaults back when we let it go.
 		 */
 		orig = rds_tcp_net(rds_conn_net(conn))->listen_orig;
 		rds_tcp_install(tc, sock, &orig);
+		/* The peer may have closed before our callbacks were in (no
+		 * state change follows). Read under t_mutex: once it is
+		 * dropped a shutdown may release the socket.
+		 */
+		established = READ_ONCE(sock->sk->sk_state) == TCP_ESTABLISHED;
 		mutex_unlock(&tc->t_mutex);
 		rds_connect_complete(conn);
-		/* Bytes may have come before our callbacks were in, and the
-		 * peer may have closed meanwhile (no state change follows).
-		 */
+		/* Bytes may have come before our callbacks were in. */
 		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
-		if (READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
+		if (!established)
 			rds_conn_drop(conn);
 		return 0;
 	}
@@ -249,7 +291,7 @@ bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 	mutex_lock(&tc->t_mutex);
 	taken = !tc->t_accepted;
 	if (taken)
-		tc->t_accepted = sock;
+		WRITE_ONCE(tc->t_accepted, sock);
 	mutex_unlock(&tc->t_mutex);
 	if (!taken) {
 		/* The older one may hold acked bytes: it goes first. */
@@ -268,6 +310,17 @@ bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 	}
 	rds_conn_want_connect(conn);
 	return true;
+}
+
+/**
+ * rds_tcp_conn_has_accepted - does an accepted socket wait to be installed?
+ * @conn: the connection
+ *
+ * A hint for picking a free lane: rds_tcp_conn_accepted() decides.
+ */
+bool rds_tcp_conn_has_accepted(struct rds_connection *conn)
+{
+	return READ_ONCE(rds_tcp_conn(conn)->t_accepted);
 }
 
 /**

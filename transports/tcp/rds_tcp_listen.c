@@ -8,6 +8,11 @@
  * only the lower address initiates) and answered by connecting to the
  * peer ourselves; one from a lower address is handed to its RDS
  * connection, created on demand as for a send.
+ *
+ * Which lane: a peer with lane ids names it in the low bits of its source
+ * port; for one without (Linux), the socket fills the first lane that is
+ * not up, as Linux does, which pairs the right streams only as long as
+ * lanes do not reconnect several at a time (Documentation/transports.rst).
  */
 #include <linux/in6.h>
 #include <net/ipv6.h>
@@ -70,10 +75,74 @@ static int rds_tcp_sock_addrs(struct socket *sock, struct in6_addr *laddr,
 #endif
 }
 
+/* The lane an accepted socket from peer port @fport belongs to, with a
+ * reference, or NULL if none may take it.
+ */
+static struct rds_connection *rds_tcp_accept_lane(struct rds_connection *conn0,
+						  __be16 fport)
+{
+	struct rds_connection *lane;
+	unsigned int n, k;
+	bool ids;
+
+	n = rds_conn_lanes(conn0, &ids);
+	if (ids) {
+		/* Any lane it names, even beyond the count: after the count
+		 * went down, one end may still have messages on such a lane.
+		 */
+		k = ntohs(fport) & RDS_TCP_LANE_MASK;
+		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+		return IS_ERR(lane) ? NULL : lane;
+	}
+	/* One lane: the newest socket replaces an older one. */
+	if (n == 1) {
+		rds_conn_get(conn0);
+		return conn0;
+	}
+	for (k = 0; k < n; k++) {
+		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+		if (IS_ERR(lane))
+			return NULL;
+		switch (rds_conn_state(lane)) {
+		case RDS_CONN_DOWN:
+		case RDS_CONN_ERROR:
+		case RDS_CONN_DISCONNECTING:
+			if (!rds_tcp_conn_has_accepted(lane))
+				return lane;
+			break;
+		default:
+			break;
+		}
+		rds_conn_put(lane);
+	}
+	return NULL;
+}
+
+/* We have the lower address: the peer's attempt asks us to connect the
+ * lane it names (lane 0 for a peer without lane ids).
+ */
+static void rds_tcp_connect_back(struct rds_connection *conn0, __be16 fport)
+{
+	struct rds_connection *lane;
+	unsigned int k = 0;
+	bool ids;
+
+	/* The peer only tries when it has messages on that lane. */
+	rds_conn_lanes(conn0, &ids);
+	if (ids)
+		k = ntohs(fport) & RDS_TCP_LANE_MASK;
+	lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+	if (IS_ERR(lane))
+		return;
+	rds_conn_want_connect(lane);
+	rds_conn_put(lane);
+}
+
 static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 {
+	__be16 fport = inet_sk(sock->sk)->inet_dport;
+	struct rds_connection *conn, *lane;
 	struct in6_addr laddr, faddr;
-	struct rds_connection *conn;
 	int dev_if;
 
 	if (rds_tcp_sock_addrs(sock, &laddr, &faddr, &dev_if))
@@ -87,15 +156,22 @@ static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 		goto refuse;
 	if (!rds_conn_peer_is_lower(conn)) {
 		/* The peer should not have initiated; we do it for it. */
-		rds_conn_want_connect(conn);
+		rds_tcp_connect_back(conn, fport);
+		rds_conn_put(conn);
+		goto refuse;
+	}
+	lane = rds_tcp_accept_lane(conn, fport);
+	if (!lane) {
 		rds_conn_put(conn);
 		goto refuse;
 	}
 	rds_tcp_tune(net, sock);
-	if (!rds_tcp_conn_accepted(conn, sock)) {
+	if (!rds_tcp_conn_accepted(lane, sock)) {
+		rds_conn_put(lane);
 		rds_conn_put(conn);
 		goto refuse;
 	}
+	rds_conn_put(lane);
 	rds_conn_put(conn);
 	return;
 refuse:

@@ -122,6 +122,17 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 	mutex_destroy(&tc->t_mutex);
 }
 
+/* Lanes per peer: net.rds.tcp.rds_tcp_lanes, and for a peer without
+ * lane ids (Linux) rds_tcp_lanes_legacy, never more.
+ */
+static unsigned int rds_tcp_max_lanes(struct net *net, bool ids)
+{
+	struct rds_tcp_net *rtn = rds_tcp_net(net);
+	int lanes = READ_ONCE(rtn->lanes);
+
+	return ids ? lanes : min(lanes, READ_ONCE(rtn->lanes_legacy));
+}
+
 /* Linux's rds_tcp: a socket over TCP has TOS 0 whatever it asks for. */
 static u8 rds_tcp_tos_map(u8 tos)
 {
@@ -240,6 +251,7 @@ const struct rds_transport rds_tcp_transport = {
 	.xmit_prepare		= rds_tcp_xmit_prepare,
 	.xmit_complete		= rds_tcp_xmit_complete,
 	.xmit			= rds_tcp_xmit,
+	.max_lanes		= rds_tcp_max_lanes,
 	.tos_map		= rds_tcp_tos_map,
 	.inc_copy_to_user	= rds_tcp_inc_copy_to_user,
 	.inc_free		= rds_tcp_inc_free,
@@ -278,6 +290,36 @@ static int rds_tcp_skbuf_handler(rds_ctl_table *table, int write,
 	return 0;
 }
 
+static void rds_tcp_retune_one(struct rds_connection *conn, void *arg)
+{
+	if (!conn->c_lane)
+		rds_conn_lanes_retune(conn);
+}
+
+/* net.rds.tcp lane counts, 1..RDS_MPATH_WORKERS. Connections stay: our
+ * count changes at once and every peer gets a new probe with it.
+ */
+static int rds_tcp_lanes_handler(rds_ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct net *net = table->extra2;
+	struct ctl_table tmp = *table;
+	int val = *(int *)table->data, ret;
+
+	tmp.data = &val;
+	tmp.extra1 = NULL;
+	tmp.extra2 = NULL;
+	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	if (val < 1 || val > RDS_MPATH_WORKERS)
+		return -EINVAL;
+	WRITE_ONCE(*(int *)table->data, val);
+	rds_conn_walk_transport(net, &rds_tcp_transport, rds_tcp_retune_one,
+				NULL);
+	return 0;
+}
+
 static struct ctl_table rds_tcp_sysctl_template[] = {
 	{
 		.procname	= "rds_tcp_sndbuf",
@@ -292,6 +334,18 @@ static struct ctl_table rds_tcp_sysctl_template[] = {
 		.mode		= 0644,
 		.proc_handler	= rds_tcp_skbuf_handler,
 		.extra1		= (void *)(long)SOCK_MIN_RCVBUF,
+	},
+	{
+		.procname	= "rds_tcp_lanes",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= rds_tcp_lanes_handler,
+	},
+	{
+		.procname	= "rds_tcp_lanes_legacy",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= rds_tcp_lanes_handler,
 	},
 	{ }
 };
@@ -308,6 +362,10 @@ static int rds_tcp_sysctl_init(struct net *net, struct rds_tcp_net *rtn)
 	t[0].extra2 = net;
 	t[1].data = &rtn->rcvbuf;
 	t[1].extra2 = net;
+	t[2].data = &rtn->lanes;
+	t[2].extra2 = net;
+	t[3].data = &rtn->lanes_legacy;
+	t[3].extra2 = net;
 	rtn->sysctl_hdr = rds_register_net_sysctl(net, "net/rds/tcp", t,
 						  ARRAY_SIZE(rds_tcp_sysctl_template) - 1);
 	if (!rtn->sysctl_hdr) {
@@ -329,6 +387,11 @@ static int __net_init rds_tcp_net_init(struct net *net)
 	struct rds_tcp_net *rtn = rds_tcp_net(net);
 	int ret;
 
+	/* Lane ids make lanes safe between two of ours; a Linux peer gets
+	 * one lane unless asked (Documentation/transports.rst).
+	 */
+	rtn->lanes = RDS_MPATH_WORKERS;
+	rtn->lanes_legacy = 1;
 	ret = rds_tcp_sysctl_init(net, rtn);
 	if (ret)
 		return ret;

@@ -53,6 +53,13 @@ rds_register_net_sysctl(struct net *net, const char *path,
 #endif
 }
 
+/* get_unaligned_*() and put_unaligned_*(): a generic header since 6.12. */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 /**
  * rds_iter_get_user_pages - hold the user pages under the next bytes of @i
  * @i: a user-backed iterator (user_backed_iter()); advanced past them

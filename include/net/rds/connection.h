@@ -43,6 +43,9 @@ enum {
 				 * last looked
 				 */
 	RDS_CONN_WAS_UP,	/* came up since the last shutdown */
+	RDS_CONN_PROBE_SENT,	/* lane 0: our multipath probe is out and
+				 * unanswered; no other is sent meanwhile
+				 */
 };
 
 /**
@@ -72,8 +75,16 @@ enum {
  * @c_xmit_pos: the transport's position in @c_xmit_rm
  * @c_pongs: pongs queued and not yet freed: a peer that pings without
  *	reading the answers gets no more beyond RDS_MAX_PONGS
- * @c_npaths: lanes the peer supports, from its NPATHS probe or pong;
- *	0 until known
+ * @c_lane: which lane of the peer this is (part of the key); lane 0
+ *	exists first and carries the multipath state below
+ * @c_lane0: for a lane other than 0, lane 0 of the same peer, with a
+ *	reference: no lane outlives its lane 0
+ * @c_nlanes: lane 0: how many other lanes hold a reference to it
+ * @c_npaths: lane 0: lanes the peer offers (its LANES extension if it has
+ *	lane ids, else its NPATHS), from its last probe or pong; 0 until
+ *	known. Written with release after @c_peer_ids.
+ * @c_peer_ids: lane 0: the peer names its lanes when it connects them
+ * @c_lanes_w: lane 0: connects the other lanes (the lower address does)
  * @c_lcong: congestion map of the local address
  * @c_fcong: congestion map of the peer address
  * @c_send_w: retries transmission from process context
@@ -115,7 +126,11 @@ struct rds_connection {
 	struct rds_message	*c_xmit_rm;
 	unsigned int		c_xmit_pos;
 	atomic_t		c_pongs;
+	u8			c_lane;
 	u8			c_npaths;
+	bool			c_peer_ids;
+	struct rds_connection	*c_lane0;
+	atomic_t		c_nlanes;
 
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
@@ -123,6 +138,7 @@ struct rds_connection {
 	struct delayed_work	c_send_w;
 	struct delayed_work	c_conn_w;
 	struct work_struct	c_down_w;
+	struct delayed_work	c_lanes_w;
 	unsigned long		c_reconnect_jiffies;
 	wait_queue_head_t	c_waitq;
 	unsigned long		c_last_used;
@@ -193,6 +209,11 @@ struct rds_connection *rds_conn_create(struct net *net,
 				       const struct in6_addr *faddr,
 				       const struct rds_transport *trans,
 				       u8 tos, int dev_if, gfp_t gfp);
+struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
+				     unsigned int lane, gfp_t gfp);
+unsigned int rds_conn_lanes(struct rds_connection *conn0, bool *ids);
+void rds_conn_probe(struct rds_connection *conn0);
+void rds_conn_lanes_retune(struct rds_connection *conn0);
 bool rds_conn_transition(struct rds_connection *conn,
 			 enum rds_conn_state from, enum rds_conn_state to);
 void rds_conn_want_connect(struct rds_connection *conn);
@@ -208,6 +229,12 @@ void rds_connect_complete(struct rds_connection *conn);
 void rds_conn_drop(struct rds_connection *conn);
 void rds_conn_destroy_transport(const struct rds_transport *trans,
 				struct net *net);
+
+/* Lane 0 of @conn's peer: where the multipath state lives. */
+static inline struct rds_connection *rds_conn_lane0(struct rds_connection *conn)
+{
+	return conn->c_lane0 ?: conn;
+}
 
 /* Is @conn's peer address the higher one? That side never initiates. */
 static inline bool rds_conn_peer_is_lower(const struct rds_connection *conn)

@@ -21,11 +21,13 @@
 #include <linux/atomic.h>
 #include <linux/in6.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct rds_connection;
 struct rds_message;
 struct mm_struct;
 struct page;
+struct rds_transport;
 
 /* A cookie is the region's key in its low half, an offset in its high. */
 static inline u32 rds_rdma_cookie_key(u64 cookie)
@@ -75,6 +77,10 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg);
  * @r_peer: the only peer address allowed to access the region, if
  *	@r_for_peer (RDS_GET_MR_FOR_DEST, RDS_CMSG_RDMA_MAP)
  * @r_for_peer: @r_peer is set
+ * @r_trans: the transport that registered it (its module is held while
+ *	@r_tdata is set)
+ * @r_tdata: the transport's state of the registration, or NULL
+ * @r_kill_w: kills a use-once region a peer used (from receive)
  *
  * Remote addresses are offsets from the start of the first page: the
  * region is [@r_offset, @r_offset + @r_len).
@@ -94,6 +100,9 @@ struct rds_mr {
 	struct mm_struct	*r_mm;
 	struct in6_addr		r_peer;
 	bool			r_for_peer;
+	const struct rds_transport *r_trans;
+	void			*r_tdata;
+	struct work_struct	r_kill_w;
 };
 
 /**
@@ -180,5 +189,6 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 			 struct rds_mr_access *acc);
 void rds_mr_access_end(struct rds_mr_access *acc);
 void rds_rdma_op_complete(struct rds_rdma_op *op, int status);
+void rds_rdma_send_complete(struct rds_message *rm, int status);
 
 #endif /* _NET_RDS_RDMA_H */

@@ -35,6 +35,8 @@ struct rds_connection;
 struct rds_message;
 struct rds_incoming;
 struct rds_mr_keygen;
+struct rds_mr;
+struct rds_rdma_op;
 struct rds_info_buf;
 struct iov_iter;
 
@@ -109,10 +111,25 @@ void rds_info_emit(struct rds_info_buf *b, const void *rec);
  *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
  *	called again. Same context as @xmit. NULL: no RDMA on this transport
  *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
- * @mr_key: mint the key of a new memory region registered by a socket
- *	whose key state is @kg; never 0. Required with @xmit_rdma. The
- *	loopback transport uses rds_mr_key_next(); an adapter returns its
- *	MR's rkey. Process context.
+ * @rdma_check: can @conn carry @op (a device without masked or any
+ *	atomics)? 0 or -EOPNOTSUPP, at sendmsg. Optional. Process
+ *	context, may sleep.
+ * @mr_register: make the pinned pages of @mr (@mr->r_pages; the region is
+ *	[r_offset, r_offset + r_len) from the start of the first page)
+ *	accessible to peers of a socket bound to @laddr in @net, and set
+ *	@mr->r_key, never 0, and @mr->r_tdata. @kg is the socket's key
+ *	state (loopback mints keys from it with rds_mr_key_next(); an
+ *	adapter's key is its memory region's rkey). 0 or -errno. Required
+ *	with @xmit_rdma. Process context, may sleep.
+ * @mr_free: undo @mr_register. When it returns no peer can reach the
+ *	pages any more (an adapter invalidates and waits). NULL if there is
+ *	nothing to undo. Process context, may sleep.
+ * @max_lanes: how many lanes (parallel connections, RDS_MPATH_WORKERS at
+ *	most) this transport opens to one peer in @net: @ids says whether
+ *	the peer names its lanes (RDS_EXTHDR_LANES) or fills them first-free
+ *	as Linux does. A transport with lanes names each lane it connects
+ *	(TCP: low bits of the source port) and accepts by that name from a
+ *	peer with ids. NULL: one lane. Any context, must not sleep.
  * @tos_map: the TOS a socket on this transport gets when it asks for
  *	@tos (SIOCRDSSETTOS). NULL: as asked.
  * @inc_copy_to_user: copy the payload of @inc into @to; return bytes
@@ -153,7 +170,13 @@ struct rds_transport {
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm,
 		    unsigned int *pos);
 	int (*xmit_rdma)(struct rds_connection *conn, struct rds_message *rm);
-	u32 (*mr_key)(struct rds_mr_keygen *kg);
+	int (*rdma_check)(struct rds_connection *conn,
+			  const struct rds_rdma_op *op);
+	int (*mr_register)(struct rds_mr *mr, struct net *net,
+			   const struct in6_addr *laddr,
+			   struct rds_mr_keygen *kg);
+	void (*mr_free)(struct rds_mr *mr);
+	unsigned int (*max_lanes)(struct net *net, bool ids);
 	u8 (*tos_map)(u8 tos);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);

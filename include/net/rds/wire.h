@@ -67,6 +67,10 @@ static_assert(sizeof(struct rds_header) == 48);
 #define RDS_EXTHDR_RDMA_DEST	3
 #define RDS_EXTHDR_NPATHS	5
 #define RDS_EXTHDR_GEN_NUM	6
+/* Ours, not Linux's: lanes with ids (net/lanes.c). Linux 6.1 stops parsing
+ * silently at a type of 16 or more, so it goes last in a header.
+ */
+#define RDS_EXTHDR_LANES	0xd1
 
 struct rds_ext_header_version {
 	__be32	h_version;
@@ -98,6 +102,24 @@ struct rds_ext_header_gen_num {
 };
 
 static_assert(sizeof(struct rds_ext_header_gen_num) == 4);
+
+/**
+ * struct rds_ext_header_lanes - lanes offered to a peer that has lane ids
+ * @h_lanes: how many lanes the sender opens to a peer sending this too
+ *	(1..RDS_MPATH_WORKERS); NPATHS beside it is the count for a peer
+ *	without lane ids
+ * @h_flags: zero when sent, ignored when received (room for later)
+ *
+ * Its presence says: my connecting side names each lane when it opens it
+ * (TCP: the lane is the low bits of the source port), so accept each
+ * lane by its id, not first-free.
+ */
+struct rds_ext_header_lanes {
+	u8	h_lanes;
+	u8	h_flags;
+};
+
+static_assert(sizeof(struct rds_ext_header_lanes) == 2);
 
 /* Congestion maps: one bit per port, 8 KiB per address, LE bit order. */
 #define RDS_CONG_MAP_BYTES	(65536 / 8)

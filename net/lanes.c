@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lanes: up to RDS_MPATH_WORKERS parallel connections to one peer, for
+ * transports that offer them (TCP). Each lane is a struct rds_connection
+ * of its own (sequences, queues, state machine), keyed by its index too;
+ * lane 0 exists first and keeps what the two ends agreed on.
+ *
+ * The agreement is Linux's multipath probe: a ping from port 1 carrying
+ * NPATHS, answered by a pong to port 1 carrying NPATHS; each end then
+ * uses min(its own, the peer's) lanes. We add RDS_EXTHDR_LANES, last in
+ * the header (Linux 6.1 stops parsing there, silently): a peer sending it
+ * names each lane it connects, so the accepting end pairs every socket
+ * with the right lane even when several reconnect at once. Linux names
+ * none and fills the first free lane, which can swap two lanes'
+ * sequences; so a peer without lane ids gets its own, smaller, lane
+ * count (the transport's @max_lanes with @ids false).
+ *
+ * As in Linux: a socket's lane is a hash of its bound port over the
+ * lanes; while the count is unknown a socket whose hash is not 0 sends
+ * the probe and waits for the answer (bounded here, forever in Linux),
+ * and the lower address connects lanes 1..n-1 once the count is known.
+ * Unlike Linux, a socket keeps the lane of its messages still queued to
+ * that peer when the count changes, so its messages stay in order.
+ */
+#include <linux/jhash.h>
+#include <linux/random.h>
+
+#include "rds_core.h"
+
+/* How long a blocking send waits for the answer to its probe. */
+#define RDS_LANES_PROBE_WAIT	HZ
+
+/* Bumped whenever a peer's lane count may have changed: a socket that
+ * saw the same value at its last send may trust its hash.
+ */
+static atomic_t rds_lanes_gen = ATOMIC_INIT(0);
+static u32 rds_lanes_seed __read_mostly;
+
+/* Our lane limit toward @conn0's peer, by whether it has lane ids. */
+static unsigned int rds_lanes_max(struct rds_connection *conn0, bool ids)
+{
+	const struct rds_transport *trans = conn0->c_trans;
+
+	if (!trans->max_lanes || conn0->c_loopback)
+		return 1;
+	return clamp(trans->max_lanes(rds_conn_net(conn0), ids), 1U,
+		     (unsigned int)RDS_MPATH_WORKERS);
+}
+
+/**
+ * rds_conn_lanes - how many lanes the two ends use
+ * @conn0: lane 0 of the peer
+ * @ids: if not NULL, set to whether the peer names its lanes
+ *
+ * Context: any.
+ * Return: 1..RDS_MPATH_WORKERS; 1 while the peer's count is unknown.
+ */
+unsigned int rds_conn_lanes(struct rds_connection *conn0, bool *ids)
+{
+	/* Pairs with the release in rds_lanes_learn(). */
+	unsigned int peer = smp_load_acquire(&conn0->c_npaths);
+	bool pids = READ_ONCE(conn0->c_peer_ids);
+
+	if (ids)
+		*ids = peer && pids;
+	if (!peer)
+		return 1;
+	return min(peer, rds_lanes_max(conn0, pids));
+}
+EXPORT_SYMBOL_GPL(rds_conn_lanes);
+
+/**
+ * rds_lanes_add_exts - what a probe or a pong says about our lanes
+ * @conn0: lane 0 of the peer
+ * @hdr: the header being built
+ *
+ * NPATHS for a peer without lane ids, then our LANES extension, last.
+ */
+void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
+{
+	struct rds_ext_header_npaths np = {
+		.h_npaths = cpu_to_be16(rds_lanes_max(conn0, false)),
+	};
+	struct rds_ext_header_lanes ln = {
+		.h_lanes = rds_lanes_max(conn0, true),
+	};
+
+	rds_hdr_add_ext(hdr, RDS_EXTHDR_NPATHS, &np, sizeof(np));
+	if (conn0->c_trans->max_lanes)
+		rds_hdr_add_ext(hdr, RDS_EXTHDR_LANES, &ln, sizeof(ln));
+}
+
+/* The lower address brings lanes 1..n-1 up (from lane 0's work). */
+void rds_lanes_kick(struct rds_connection *conn0)
+{
+	if (conn0->c_lane0 || rds_conn_peer_is_lower(conn0) ||
+	    rds_conn_lanes(conn0, NULL) < 2)
+		return;
+	rds_conn_queue_delayed(conn0, &conn0->c_lanes_w, 0);
+}
+
+void rds_lanes_worker(struct work_struct *work)
+{
+	struct rds_connection *conn0 = container_of(to_delayed_work(work),
+						    struct rds_connection,
+						    c_lanes_w);
+	unsigned int k, n = rds_conn_lanes(conn0, NULL);
+	struct rds_connection *lane;
+
+	for (k = 1; k < n; k++) {
+		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+		if (IS_ERR(lane))
+			return;	/* dying, or at the cap: the next kick retries */
+		rds_conn_connect_if_down(lane);
+		rds_conn_put(lane);
+	}
+}
+
+/**
+ * rds_lanes_connected - lane 0 of a wire transport came up
+ * @conn0: lane 0
+ *
+ * Lanes the count allows follow (lower address). While the count is
+ * unknown both ends ask, whichever connected (Linux asks from the
+ * accepting end): a probe sent before may have been lost with the
+ * connection that carried it, so a new one goes out either way.
+ */
+void rds_lanes_connected(struct rds_connection *conn0)
+{
+	if (!READ_ONCE(conn0->c_npaths) &&
+	    max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) > 1) {
+		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+		rds_conn_probe(conn0);
+	}
+	rds_lanes_kick(conn0);
+}
+
+/**
+ * rds_lanes_probe_gone - a probe left its connection unanswered
+ * @rm: a message taken off a connection without being acked
+ *
+ * Another probe may go out then.
+ */
+void rds_lanes_probe_gone(struct rds_message *rm)
+{
+	if (test_bit(RDS_MSG_PONG, &rm->m_flags) &&
+	    rm->m_hdr.h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+	    !rm->m_hdr.h_dport)
+		clear_bit(RDS_CONN_PROBE_SENT, &rm->m_conn->c_flags);
+}
+
+/**
+ * rds_lanes_keep_up - should a lane that went down come back by itself?
+ * @conn: the lane
+ *
+ * With more than one lane, the lower address reconnects every lane, as
+ * Linux does: the higher one cannot bring lanes other than 0 back, and
+ * congestion map updates travel on lane 0 only. One lane reconnects when
+ * it has work, as before.
+ */
+bool rds_lanes_keep_up(struct rds_connection *conn)
+{
+	struct rds_connection *conn0 = rds_conn_lane0(conn);
+	unsigned int n = rds_conn_lanes(conn0, NULL);
+
+	return n > 1 && conn->c_lane < n && !rds_conn_peer_is_lower(conn) &&
+	       !test_bit(RDS_CONN_DESTROYING, &conn0->c_flags);
+}
+
+/**
+ * rds_lanes_learn - a probe or its answer arrived: the peer's lane count
+ * @conn: the lane it arrived on
+ * @hdr: its header (nothing in it is trusted)
+ *
+ * Context: the transport's receive path.
+ */
+void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr)
+{
+	struct rds_connection *conn0 = rds_conn_lane0(conn);
+	struct rds_ext_header_npaths np;
+	struct rds_ext_header_lanes ln;
+	unsigned int n = 1;
+	bool ids = false;
+
+	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_NPATHS, &np))
+		n = clamp_t(unsigned int, be16_to_cpu(np.h_npaths), 1,
+			    RDS_MPATH_WORKERS);
+	if (conn0->c_trans->max_lanes &&
+	    rds_hdr_find_ext(hdr, RDS_EXTHDR_LANES, &ln)) {
+		ids = true;
+		n = clamp_t(unsigned int, ln.h_lanes, 1, RDS_MPATH_WORKERS);
+	}
+	if (READ_ONCE(conn0->c_npaths) != n ||
+	    READ_ONCE(conn0->c_peer_ids) != ids) {
+		WRITE_ONCE(conn0->c_peer_ids, ids);
+		/* Readers of the count see the ids (rds_conn_lanes()). */
+		smp_store_release(&conn0->c_npaths, n);
+		/* A sender that sees the new generation sees the count. */
+		smp_mb__before_atomic();
+		atomic_inc(&rds_lanes_gen);
+	}
+	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+	wake_up_all(&conn0->c_waitq);
+	rds_lanes_kick(conn0);
+}
+
+/**
+ * rds_conn_probe - send our multipath probe on lane 0, unless one is out
+ * @conn0: lane 0 of the peer
+ *
+ * Context: any.
+ */
+void rds_conn_probe(struct rds_connection *conn0)
+{
+	if (conn0->c_lane0 || !conn0->c_trans->max_lanes ||
+	    test_and_set_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags))
+		return;
+	if (rds_send_probe(conn0))
+		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+}
+EXPORT_SYMBOL_GPL(rds_conn_probe);
+
+/**
+ * rds_conn_lanes_retune - our lane limits changed (a transport's sysctl)
+ * @conn0: lane 0 of a peer
+ *
+ * Our own count changes at once; the peer learns ours from a new probe,
+ * and answers with its own.
+ *
+ * Context: any.
+ */
+void rds_conn_lanes_retune(struct rds_connection *conn0)
+{
+	if (conn0->c_lane0)
+		return;
+	atomic_inc(&rds_lanes_gen);
+	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+	rds_conn_probe(conn0);
+}
+EXPORT_SYMBOL_GPL(rds_conn_lanes_retune);
+
+/* Linux 6.1's choice: a hash of the bound port over the lanes (Linux
+ * masks with n - 1; the modulo is the same for powers of two and spreads
+ * over every lane otherwise).
+ */
+static unsigned int rds_lanes_hash(struct rds_sock *rs, unsigned int n)
+{
+	return jhash_1word(be16_to_cpu(rs->rs_bound.port), rds_lanes_seed) % n;
+}
+
+/* While @rs has messages queued to @conn0's peer that went out before
+ * the lane count last changed, new ones follow them on their lane.
+ */
+static unsigned int rds_lanes_keep_order(struct rds_sock *rs,
+					 struct rds_connection *conn0,
+					 unsigned int lane, unsigned int gen)
+{
+	struct rds_message *rm;
+
+	if (READ_ONCE(rs->rs_lanes_gen) == gen)
+		return lane;
+	spin_lock_bh(&rs->rs_lock);
+	if (list_empty(&rs->rs_send_queue)) {
+		WRITE_ONCE(rs->rs_lanes_gen, gen);
+	} else {
+		list_for_each_entry_reverse(rm, &rs->rs_send_queue,
+					    m_sock_item) {
+			if (rds_conn_lane0(rm->m_conn) == conn0) {
+				lane = rm->m_conn->c_lane;
+				break;
+			}
+		}
+	}
+	spin_unlock_bh(&rs->rs_lock);
+	return lane;
+}
+
+/**
+ * rds_lanes_unsettle - @rs sent off its hash's lane
+ * @rs: the socket
+ *
+ * Its next sends look at what it has queued first, as after a change of
+ * the lane count (rds_lanes_keep_order()).
+ */
+void rds_lanes_unsettle(struct rds_sock *rs)
+{
+	WRITE_ONCE(rs->rs_lanes_gen, atomic_read(&rds_lanes_gen) - 1);
+}
+
+/**
+ * rds_lanes_pick - the lane a message of @rs to @conn0's peer goes on
+ * @rs: the sending socket
+ * @conn0: lane 0 of the peer
+ * @nonblock: the send must not wait for the probe's answer
+ * @timeo: the socket's send timeout, bounding that wait
+ *
+ * Context: process context, may sleep (a blocking send whose hash is not
+ * lane 0 waits up to RDS_LANES_PROBE_WAIT for the peer's count).
+ */
+unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
+			    bool nonblock, long timeo)
+{
+	unsigned int gen, n;
+
+	if (max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) < 2)
+		return 0;
+	/* Before the count: a count newer than @gen makes the next send
+	 * look again (pairs with rds_lanes_learn()'s barrier).
+	 */
+	gen = atomic_read_acquire(&rds_lanes_gen);
+	if (!READ_ONCE(conn0->c_npaths)) {
+		if (!rds_lanes_hash(rs, RDS_MPATH_WORKERS))
+			return rds_lanes_keep_order(rs, conn0, 0, gen);
+		rds_conn_probe(conn0);
+		if (!nonblock && timeo > 0)
+			wait_event_interruptible_timeout(conn0->c_waitq,
+							 READ_ONCE(conn0->c_npaths),
+							 min_t(long, timeo,
+							       RDS_LANES_PROBE_WAIT));
+		gen = atomic_read_acquire(&rds_lanes_gen);	/* as above */
+		if (!READ_ONCE(conn0->c_npaths))
+			return rds_lanes_keep_order(rs, conn0, 0, gen);
+	}
+	n = rds_conn_lanes(conn0, NULL);
+	return rds_lanes_keep_order(rs, conn0,
+				    n > 1 ? rds_lanes_hash(rs, n) : 0, gen);
+}
+
+void rds_lanes_init(void)
+{
+	rds_lanes_seed = get_random_u32();
+}

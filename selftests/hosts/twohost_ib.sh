@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over InfiniBand (RoCE) between two guests on one wire: rxe1 on each
+# guest's wire0 (scripts/vm2.sh --rdma runs this on both; selftests/lib/wire.sh
+# tells each its role): host b serves, host a is the client. Pings,
+# verified rds-stress sessions and SHA-checked exactly-once delivery of
+# 0 B to 1 MiB messages both ways (rds-wirecheck), over IPv4 and IPv6,
+# and proof on both ends that the connection is IB (rds-info -n, -I).
+# Either host may run either module set: RDS_IMPL (ours or intree) names
+# the one that must be loaded there, so the same script checks ours <->
+# Linux's rds_rdma both ways.
+#
+#	scripts/vm2.sh --rdma --impl-a ours --impl-b intree -- \
+#		RDS_SUITE=hosts selftests/run.sh twohost_ib
+#
+# IPv6: RDS/IB listens for IPv6 peers on 16385 through a wildcard RDMA CM
+# id; with an iWARP device present (the guests' siw0 on eth1) that listen
+# also opens a kernel TCP listener on 16385, which fails (-98, in Linux's
+# rds_rdma as in ours) while rds_tcp holds the port. So each host first
+# unloads rds_tcp (and rds_iwarp, which sits on rds_rdma's engine) and
+# loads rds_rdma alone; nothing here needs TCP.
+#
+# RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
+# RDS_WIRE_SHORT=1: the short variant (IPv4 stress only, fewer messages).
+# Outside a two-host guest it has nothing to do and skips.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/wire.sh
+. lib/rds_tools.sh
+SECS=${RDS_WIRE_SECONDS:-3}
+SHORT=${RDS_WIRE_SHORT:-0}
+WC=$PWD/wirecheck/rds-wirecheck
+MSGS=24
+[ "$SHORT" = 1 ] && MSGS=12
+RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost-ib.XXXXXX)
+RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
+trap 'pkill -f "rds-wirecheck send" 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+PORT=4900
+
+if ! ROLE=$(wire_role); then
+	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
+	exit 0
+fi
+
+loaded() { grep -q "^$1 " /proc/modules; }
+
+# The module set this host must run (ours is out of tree: taint O).
+impl_matches() {
+	local taint
+	taint=$(cat /sys/module/rds/taint 2>/dev/null) || { echo "rds not loaded"; return 1; }
+	echo "RDS_IMPL=${RDS_IMPL:-unset}, rds taint '$taint'"
+	case "${RDS_IMPL:-}" in
+	ours) [[ "$taint" == *O* ]] ;;
+	intree) [[ "$taint" != *O* ]] ;;
+	*) return 1 ;;
+	esac
+}
+
+has_rxe1() {
+	rdma link show rxe1/1
+	rdma link show rxe1/1 | grep -q "state ACTIVE.*netdev wire0"
+}
+
+# rds_rdma alone, so its IPv6 listener can have port 16385.
+ib_alone() {
+	local m
+	for m in rds_iwarp rds_rdma rds_tcp; do
+		if loaded $m; then rmmod $m || return 1; fi
+	done
+	modprobe rds_rdma || return 1
+	lsmod | grep '^rds'
+	dmesg | grep -E 'rds.*(listen|16385|18634)' | tail -n 3
+	# The taint check again: modprobe found the same set.
+	impl_matches
+}
+
+# ib_conn PEER: rds-info -n has the connection to PEER over infiniband,
+# up, and rds-info -I lists it with its rings and GIDs.
+ib_conn() {
+	local peer=$1 info rings
+	info=$("$RDS_TOOLS/rds-info" -n 2>&1)
+	rings=$("$RDS_TOOLS/rds-info" -I 2>&1)
+	echo "$info"
+	echo "$rings"
+	if [[ "$peer" == *:* ]]; then
+		echo "$info" | awk -v p="$peer" \
+			'$2 == p && $5 == "infiniband" && $6 ~ /C/ { f = 1 } END { exit !f }'
+	else
+		echo "$info" | awk -v p="$peer" \
+			'$2 == p && $6 == "infiniband" && $7 ~ /C/ { f = 1 } END { exit !f }'
+	fi || { echo "no infiniband connection to $peer in rds-info -n"; return 1; }
+	# Rings, and the RoCE GIDs of both addresses (IPv4's v4-mapped).
+	echo "$rings" | awk -v p="$peer" '
+		$2 == p && $7 > 0 && $8 > 0 &&
+		($5 == $1 || $5 == "::ffff:" $1) && ($6 == p || $6 == "::ffff:" p) { f = 1 }
+		END { exit !f }' ||
+		{ echo "no IB connection to $peer with rings and GIDs in rds-info -I"; return 1; }
+}
+
+# Host b: one passive rds-stress, announced once it listens (or failed).
+serve() {	# NAME PORT ADDRESS
+	local rc=1
+	rds_stress_serve "" "$RDS_TOOLS_WORK/$1.passive" "$3" "$2" && rc=0
+	wire_mark "$1"
+	[ "$rc" = 0 ] && rds_stress_served "$RDS_TOOLS_WORK/$1.passive"
+}
+
+# Host a: the active side of the session host b announced as NAME.
+client() {	# NAME PORT PEER LOCAL ARGS...
+	local name=$1 port=$2 peer=$3 local=$4
+	shift 4
+	wire_wait "$name" 180 || return 1
+	rds_stress_run "" "$RDS_TOOLS_WORK/$name" "$peer" "$local" "$port" "$@"
+}
+
+# The receiving end of a wirecheck: listen, announce NAME, check.
+wc_recv() {	# NAME PORT ADDRESS
+	local out=$RDS_TOOLS_WORK/$1.recv rc
+	"$WC" recv "$3" "$2" 2 "$MSGS" 240 > "$out" 2>&1 &
+	local pid=$!
+	sleep 0.3
+	wire_mark "$1"
+	wait $pid
+	rc=$?
+	wire_mark "$1.done"
+	cat "$out"
+	return $rc
+}
+
+# The sending end: once the peer listens, 2 senders; they stay (so
+# nothing is dropped at close) until the peer has checked.
+wc_send() {	# NAME PORT LOCAL PEER
+	local i pids=() rc=0
+	wire_wait "$1" 180 || return 1
+	for i in 0 1; do
+		"$WC" send "$3" "$4" "$2" "$i" "$MSGS" > "$RDS_TOOLS_WORK/$1.send$i" 2>&1 &
+		pids+=($!)
+	done
+	wire_wait "$1.done" 300 || rc=1
+	kill "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	cat "$RDS_TOOLS_WORK/$1".send*
+	return $rc
+}
+
+ping_when_ready() {	# ADDRESS: after host b is up
+	wire_wait ready 180 && rds_ping_all "" 5 "$1"
+}
+
+# The last messages a host sends are acked only if the peer is asked to
+# or answers with traffic of its own: Linux's rds_rdma acks only when
+# asked (every 8 messages), so what our side sent last would sit on its
+# retransmit queue (and fail run.sh's live-object check) until more
+# traffic came. Our receiver acks such a tail by itself. So a host that
+# runs ours pings its peer once more on each connection when the peer
+# has nothing more to send: the pongs carry the acks.
+tail_ping() {
+	[ "${RDS_IMPL:-}" = ours ] || { echo "not ours: nothing to do"; return 0; }
+	rds_ping_all "" 1 "$RDS_WIRE_PEER" && rds_ping_all "" 1 "$RDS_WIRE_PEER6"
+}
+
+common() {
+	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6 over rxe1; sessions of $SECS s, $MSGS messages per wirecheck sender"
+	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" impl_matches
+	tap_check "host $ROLE: rxe1 is ACTIVE on wire0" has_rxe1
+	tap_check "host $ROLE: rds_tcp unloaded, rds_rdma loaded alone (IPv6 listener)" ib_alone
+}
+
+stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
+big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
+case "$ROLE" in
+b)
+	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
+	common
+	wire_mark ready
+	tap_check "host b: served rds-stress over IB, IPv4: verified" \
+		serve stress4 "$PORT" "$RDS_WIRE_SELF"
+	if [ "$SHORT" != 1 ]; then
+		tap_check "host b: served rds-stress over IB, IPv6: verified" \
+			serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
+		tap_check "host b: served rds-stress over IB, 64 KiB requests: verified" \
+			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
+	fi
+	tap_check "host b: 2 x $MSGS messages 0 B..1 MiB from host a, IPv4: exactly once, in order, intact" \
+		wc_recv wc4 $((PORT + 30)) "$RDS_WIRE_SELF"
+	tap_check "host b: 2 x $MSGS messages 0 B..1 MiB to host a, IPv6: sent" \
+		wc_send wc6 $((PORT + 40)) "$RDS_WIRE_SELF6" "$RDS_WIRE_PEER6"
+	tap_check "host b: the connection from host a is IB (rds-info -n, -I), IPv4" \
+		ib_conn "$RDS_WIRE_PEER"
+	if [ "$SHORT" != 1 ]; then
+		tap_check "host b: the connection from host a is IB (rds-info -n, -I), IPv6" \
+			ib_conn "$RDS_WIRE_PEER6"
+		tap_check "host b: rds-ping back to host a over IPv6: 5 of 5" \
+			rds_ping_all "" 5 "$RDS_WIRE_PEER6"
+	fi
+	wire_mark checked
+	# Host a is through (it needed this host for its last checks).
+	wire_wait finished 300
+	tap_check "host b: a last rds-ping each way if ours (acks for a Linux peer)" \
+		tail_ping
+	wire_mark done
+	;;
+a)
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 13; fi
+	common
+	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
+		ping_when_ready "$RDS_WIRE_PEER"
+	tap_check "host a: rds-ping host b over IB, IPv6: 5 of 5" \
+		rds_ping_all "" 5 "$RDS_WIRE_PEER6"
+	tap_check "host a: rds-stress to host b over IB, IPv4: verified, messages both ways" \
+		client stress4 "$PORT" "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
+	if [ "$SHORT" != 1 ]; then
+		tap_check "host a: rds-stress to host b over IB, IPv6: verified, messages both ways" \
+			client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
+		tap_check "host a: rds-stress to host b over IB, 64 KiB requests: verified" \
+			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
+	fi
+	tap_check "host a: 2 x $MSGS messages 0 B..1 MiB to host b, IPv4: sent" \
+		wc_send wc4 $((PORT + 30)) "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
+	tap_check "host a: 2 x $MSGS messages 0 B..1 MiB from host b, IPv6: exactly once, in order, intact" \
+		wc_recv wc6 $((PORT + 40)) "$RDS_WIRE_SELF6"
+	tap_check "host a: the connection to host b is IB (rds-info -n, -I), IPv4" \
+		ib_conn "$RDS_WIRE_PEER"
+	tap_check "host a: the connection to host b is IB (rds-info -n, -I), IPv6" \
+		ib_conn "$RDS_WIRE_PEER6"
+	wire_wait checked 300
+	tap_check "host a: a last rds-ping each way if ours (acks for a Linux peer)" \
+		tail_ping
+	wire_mark finished
+	# Host b's last pings need this host.
+	wire_wait done 300
+	;;
+esac
+sed 's/^/# /' "$RDS_STRESS_SUMMARY" 2>/dev/null
+tap_done

@@ -1,0 +1,343 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS over InfiniBand (rds_rdma) on the guest's soft RoCE device: rxe0 on
+# eth0, which carries 10.99.0.1 and 10.99.0.2 (fd99::1, fd99::2) and loops
+# back to itself, so one guest has a real IB connection between its two
+# addresses (a queue pair each way, RDMA CM, SENDs through rxe). Pings,
+# rds-stress and SHA-checked exactly-once delivery (rds-wirecheck), then
+# the paths that only a misbehaving peer or device reaches: a receiver
+# that does not read (the engine's backlog, the peer's RNR retries), rings
+# of 8 work requests (transmit stops part-way through a message and
+# resumes), the device deleted and re-added under traffic, rds_rdma
+# unloaded under traffic. IPv6 last: its RDMA CM listener (port 16385)
+# cannot start while rds_tcp holds that port, because siw0 (iWARP, on
+# eth1) turns a wildcard RDMA CM listen into a kernel TCP listen; so the
+# IPv6 cases run with rds_tcp unloaded and rds_rdma loaded alone, and the
+# module set is restored afterwards.
+#
+# RDS_IB_WIRE_MSGS: messages per wirecheck sender (default 12, one cycle
+# of rds-wirecheck's sizes, 0 B to 1 MiB; twice that across the device
+# removal, so that traffic spans it).
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/rds_tools.sh
+T=$RDS_TOOLS
+WC=$PWD/wirecheck/rds-wirecheck
+MSGS=${RDS_IB_WIRE_MSGS:-12}
+PORT=6200
+WORK=$(mktemp -d /tmp/rds-ib-wire.XXXXXX)
+RDS_TOOLS_WORK=$WORK
+A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
+# A pair of its own for the small rings: its connections are new, so
+# their queue pairs take the ring sizes set just before.
+C4=10.99.0.3 D4=10.99.0.4
+PLAN=22
+
+# What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
+# Linux's set has no rds_iwarp).
+loaded() { grep -q "^$1 " /proc/modules; }
+HAD_IWARP=0
+loaded rds_iwarp && HAD_IWARP=1
+
+cleanup() {
+	pkill -f "rds-wirecheck send" 2>/dev/null
+	pkill -f "rds-wirecheck recv" 2>/dev/null
+	rdma link show rxe0/1 >/dev/null 2>&1 ||
+		rdma link add rxe0 type rxe netdev eth0 2>/dev/null
+	ip addr del $C4/24 dev eth0 2>/dev/null
+	ip addr del $D4/24 dev eth0 2>/dev/null
+	# A reload leaves no IB connection behind: later programs count
+	# the core's connections (loop_unload wants none at all).
+	{ restore_modules && ib_unload && restore_modules; } >/dev/null 2>&1
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+counter() {	# NAME: its RDS_INFO_COUNTERS value (empty if not listed)
+	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+# wirecheck FROM TO SENDERS COUNT [STALL RCVBUF [DISTURB...]]: SENDERS
+# sockets on FROM send COUNT messages each to TO; the receiver stalls
+# STALL seconds with SO_RCVBUF RCVBUF (0 0: neither); DISTURB runs in the
+# background meanwhile. Passes when everything arrived once, in order,
+# intact.
+wirecheck() {
+	local from=$1 to=$2 senders=$3 count=$4 stall=${5:-0} rcvbuf=${6:-0}
+	local i rc dpid="" rpid
+	shift 6 2>/dev/null || shift $#
+	"$WC" recv "$to" $PORT "$senders" "$count" 240 "$stall" "$rcvbuf" \
+		> "$WORK/recv" 2>&1 &
+	rpid=$!
+	sleep 0.3
+	for ((i = 0; i < senders; i++)); do
+		"$WC" send "$from" "$to" $PORT "$i" "$count" > "$WORK/send$i" 2>&1 &
+	done
+	if [ $# -gt 0 ]; then
+		"$@" > "$WORK/disturb" 2>&1 &
+		dpid=$!
+	fi
+	wait $rpid
+	rc=$?
+	[ -n "$dpid" ] && wait "$dpid"
+	pkill -f "rds-wirecheck send" 2>/dev/null
+	wait 2>/dev/null
+	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
+	rm -f "$WORK"/send*
+	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
+	PORT=$((PORT + 100))
+	return $rc
+}
+
+# ib_conn LOCAL PEER: rds-info -n lists that connection with transport
+# infiniband, up (flag C).
+ib_conn() {
+	local info
+	info=$("$T/rds-info" -n 2>&1)
+	echo "$info"
+	if [[ "$1" == *:* ]]; then
+		echo "$info" | awk -v l="$1" -v p="$2" \
+			'$1 == l && $2 == p && $5 == "infiniband" && $6 ~ /C/ { f = 1 } END { exit !f }'
+	else
+		echo "$info" | awk -v l="$1" -v p="$2" \
+			'$1 == l && $2 == p && $6 == "infiniband" && $7 ~ /C/ { f = 1 } END { exit !f }'
+	fi
+}
+
+# ib_rings LOCAL PEER SEND RECV: rds-info -I lists that connection with
+# those ring sizes (SEND/RECV "any": just not 0) and the RoCE GIDs of its
+# two addresses (an IPv4 address's GID is it, v4-mapped).
+ib_rings() {
+	local info
+	info=$("$T/rds-info" -I 2>&1)
+	echo "$info"
+	echo "$info" | awk -v l="$1" -v p="$2" -v s="$3" -v r="$4" '
+		$1 == l && $2 == p && $7 > 0 && $8 > 0 &&
+		($5 == l || $5 == "::ffff:" l) && ($6 == p || $6 == "::ffff:" p) &&
+		(s == "any" || $7 == s) && (r == "any" || $8 == r) { f = 1 }
+		END { exit !f }'
+}
+
+ping_ib() {	# LOCAL PEER: 3 of 3, and the connection is IB
+	rds_ping_all "" 3 -I "$1" "$2" && ib_conn "$1" "$2"
+}
+
+both_rings() {
+	ib_rings $A4 $B4 any any && ib_rings $B4 $A4 any any
+}
+
+stress_v() {	# LOCAL PEER: rds-stress -v, 2 tasks, 64 KiB
+	rds_stress_pair "" "" "stress$PORT" "$PORT" "$2" "$1" \
+		-t 2 -d 4 -q 65536 -T 3 -z
+	local rc=$?
+	PORT=$((PORT + 100))
+	return $rc
+}
+
+# grew NAME BEFORE: the counter is above BEFORE now.
+grew() {
+	local now
+	now=$(counter "$1")
+	echo "$1: $2 -> ${now:-missing}"
+	[ -n "$now" ] && [ "$now" -gt "${2:-0}" ]
+}
+
+slow_receiver() {
+	# 3 senders, nothing read for 6 s into a 4 KiB receive buffer: the
+	# receive queue goes far over budget, the engine keeps the rest on
+	# its backlog and stops posting receives (the senders RNR-retry).
+	wirecheck $A4 $B4 3 $((MSGS * 2)) 6 4096
+}
+
+small_rings() {
+	sysctl -w net.rds.ib.max_send_wr=8 net.rds.ib.max_recv_wr=8 || return 1
+	ip addr add $C4/24 dev eth0 && ip addr add $D4/24 dev eth0 || return 1
+	# rxe adds the new addresses' GIDs from a notifier; the first
+	# ping may find the route but not yet the GID.
+	sleep 1
+	rds_ping_all "" 3 -I $C4 $D4 && ib_rings $C4 $D4 8 8 &&
+		ib_rings $D4 $C4 8 8
+}
+
+small_rings_traffic() {
+	wirecheck $C4 $D4 2 "$MSGS"
+}
+
+relink() {	# under traffic: rxe0 deleted, then back
+	sleep 1
+	rdma link delete rxe0 || return 1
+	echo "rxe0 deleted"
+	# What the senders queued meanwhile waits for the device (the
+	# check after wants some: the removal really was under traffic).
+	sleep 1
+	"$T/rds-info" -s -t | awk '$1 == "'$A4'" && $3 == "'$B4'"' | wc -l \
+		> "$WORK/inflight"
+	echo "$(cat "$WORK/inflight") messages queued or unacked"
+	sleep 2
+	rdma link add rxe0 type rxe netdev eth0 || return 1
+	echo "rxe0 back"
+	rdma link show rxe0/1
+}
+
+# The modules: unload the IB side (rds_iwarp uses rds_rdma's engine).
+ib_unload() {
+	if loaded rds_iwarp; then rmmod rds_iwarp || return 1; fi
+	if loaded rds_rdma; then rmmod rds_rdma || return 1; fi
+	return 0
+}
+
+# The guest's set, loaded in the guest's order (rds_tcp before rds_rdma).
+restore_modules() {
+	local want=(rds_tcp rds_rdma) m
+	[ "$HAD_IWARP" = 1 ] && want+=(rds_iwarp)
+	if ! loaded rds_tcp; then
+		ib_unload || return 1
+	fi
+	for m in "${want[@]}"; do
+		loaded "$m" || modprobe "$m" || return 1
+	done
+}
+
+rmmod_under_load() {
+	local senders=() i rc=0 out
+	"$WC" recv $B4 $PORT 2 100000 60 > "$WORK/recv" 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	for i in 0 1; do
+		"$WC" send $A4 $B4 $PORT "$i" 100000 > /dev/null 2>&1 &
+		senders+=($!)
+	done
+	PORT=$((PORT + 100))
+	sleep 3
+	echo "before: $(counter ib_tx_cq_event) sends completed"
+	if out=$(ib_unload 2>&1); then
+		echo "rmmod under load succeeded"
+	else
+		echo "rmmod under load failed (allowed): $out"
+	fi
+	kill "${senders[@]}" "$rpid" 2>/dev/null
+	wait 2>/dev/null
+	# The users are gone: now it must go, and come back.
+	# Their messages are still queued on the connections: the unload
+	# tears those down busy.
+	ib_unload || { echo "rmmod with no users failed"; rc=1; }
+	loaded rds_rdma && { echo "rds_rdma still loaded"; rc=1; }
+	restore_modules || { echo "reload failed"; rc=1; }
+	[ "$rc" = 0 ] && ping_ib $A4 $B4
+}
+
+ipv6_setup() {	# rds_tcp out, rds_rdma alone: its IPv6 listener starts
+	ib_unload && rmmod rds_tcp && modprobe rds_rdma || return 1
+	rdma resource show cm_id 2>/dev/null | grep -E 'LISTEN|lport 16385'
+	ping_ib $A6 $B6 && ping_ib $B6 $A6
+}
+
+ipv6_rings() {
+	ib_rings $A6 $B6 any any && ib_rings $B6 $A6 any any
+}
+
+restored() {
+	restore_modules && lsmod | grep '^rds' && ping_ib $A4 $B4
+}
+
+# Every message sent above is acked soon after the traffic stops: a
+# sender asks for an ack only every few messages, so the receiver must
+# ack the tail of a burst by itself, or it stays on the sender's
+# retransmit queue (Linux's rds_rdma leaves it there until more traffic
+# comes or the socket closes).
+retrans_drained() {
+	local i out
+	for ((i = 0; i < 20; i++)); do
+		out=$("$T/rds-info" -t 2>&1)
+		[ "$(echo "$out" | grep -c '(none)')" = 2 ] && return 0
+		sleep 0.1
+	done
+	echo "$out"
+	return 1
+}
+
+ib_counters() {
+	local n c
+	"$T/rds-info" -c | grep -E '^ *ib_'
+	n=$("$T/rds-info" -c | awk '$1 ~ /^ib_/' | wc -l)
+	[ "$n" -ge 10 ] || { echo "only $n ib_* counters"; return 1; }
+	for c in ib_tx_cq_event ib_rx_cq_event ib_ack_received; do
+		[ "$(counter $c)" -gt 0 ] || { echo "$c is 0"; return 1; }
+	done
+}
+
+# RDS_IB_WIRE_DEBUG=1: every check's output, and the core's live objects
+# after it (debugging the suite itself).
+if [ "${RDS_IB_WIRE_DEBUG:-0}" = 1 ]; then
+	eval "$(declare -f tap_check | sed '1s/tap_check/tap_check_quiet/')"
+	tap_check() {
+		local desc=$1 out rc t0=$SECONDS
+		shift
+		echo "# start: $desc"
+		out=$("$@" 2>&1)
+		rc=$?
+		printf '%s\n' "$out" | sed 's/^/# /'
+		if [ "$rc" = 0 ]; then tap_ok "$desc"; else tap_not_ok "$desc"; fi
+		sed 's/^/# objects: /' /sys/kernel/debug/rds/objects 2>/dev/null
+		echo "# $((SECONDS - t0)) s"
+	}
+fi
+
+tap_plan $PLAN
+skip_all() {
+	local i
+	for ((i = 0; i < PLAN; i++)); do tap_skip "ib wire $((i + 1))" "$1"; done
+	exit 0
+}
+rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE ||
+	skip_all "no rxe0 in this guest (vm.sh --rdma)"
+loaded rds_rdma || modprobe rds_rdma 2>/dev/null || skip_all "rds_rdma not loadable"
+
+t0=$SECONDS
+tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $A4 $B4
+tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
+tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
+tap_check "rds-stress -v over IB (2 tasks, 64 KiB)" stress_v $A4 $B4
+tap_check "2 senders x $MSGS messages, 0 B to 1 MiB, $A4 -> $B4: exactly once, in order, intact" \
+	wirecheck $A4 $B4 2 "$MSGS"
+tap_check "the same $B4 -> $A4" wirecheck $B4 $A4 2 "$MSGS"
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "within 2 s of the traffic's end every message is acked (retransmit queues empty)" \
+		retrans_drained
+else
+	tap_skip "every message acked after the traffic" "Linux keeps the unacked tail"
+fi
+echo "# $((SECONDS - t0)) s: basics"
+b0=$(counter ib_rx_backlog)
+tap_check "3 senders x $((MSGS * 2)) messages to a receiver that reads nothing for 6 s (SO_RCVBUF 4 KiB): nothing lost" \
+	slow_receiver
+tap_check "... and the engine held messages back (ib_rx_backlog grew)" \
+	grew ib_rx_backlog "$b0"
+r0=$(counter ib_tx_ring_full)
+tap_check "net.rds.ib.max_send_wr/max_recv_wr 8: a new connection has rings of 8" small_rings
+tap_check "rings of 8, 1 MiB messages: exactly once, in order, intact" small_rings_traffic
+tap_check "... and the send ring ran full (ib_tx_ring_full grew)" \
+	grew ib_tx_ring_full "$r0"
+sysctl -qw net.rds.ib.max_send_wr=256 net.rds.ib.max_recv_wr=1024
+echo "# $((SECONDS - t0)) s: backlog, small rings"
+c0=$(counter conn_reset)
+# rxe moves a wirecheck's 2 x 12 messages (3 MiB) in well under a
+# second: 2 x 96 keep the senders busy across the outage (from 1 s to
+# 4 s; about 40 messages wait in it), about 15 s in all.
+tap_check "rxe0 deleted and re-added under 2 x $((MSGS * 8)) messages: nothing lost or duplicated" \
+	wirecheck $A4 $B4 2 $((MSGS * 8)) 0 0 relink
+tap_check "... and the connections were reset (conn_reset grew)" grew conn_reset "$c0"
+tap_check "... with messages queued or unacked during the outage" \
+	test "$(cat "$WORK/inflight" 2>/dev/null || echo 0)" -gt 0
+tap_check "rmmod rds_rdma under traffic: clean; unload and reload work" rmmod_under_load
+tap_check "ib_* counters in rds-info -c, sends and receives counted" ib_counters
+echo "# $((SECONDS - t0)) s: device removal, unload"
+tap_check "IPv6 (rds_tcp unloaded): rds-ping $A6 <-> $B6 both ways over IB" ipv6_setup
+tap_check "IPv6: 2 senders x $MSGS messages $B6 -> $A6: exactly once, in order, intact" \
+	wirecheck $B6 $A6 2 "$MSGS"
+tap_check "IPv6: rds-info -I lists both connections" ipv6_rings
+tap_check "module set restored (rds_tcp, then rds_rdma); IPv4 over IB again" \
+	restored
+echo "# $((SECONDS - t0)) s in all"
+tap_done

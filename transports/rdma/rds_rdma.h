@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDS verbs engine: what InfiniBand/RoCE (rds_rdma.ko) and iWARP
+ * (rds_iwarp.ko) share. The engine owns the RDMA CM listeners, the
+ * devices, the queue pairs and the data path; a flavor (one per
+ * transport) says which devices it serves and what differs.
+ *
+ * Lock order (outer first):
+ *   rds_rdma_conn->i_cm_mutex (installs and removes the CM id and QP)
+ *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting, backlog)
+ *   the core's locks (c_lock, rs_lock) taken by rds_recv_incoming() and
+ *   rds_send_drop_acked()
+ * rds_rdma_devs_lock is taken alone.
+ */
+#ifndef _RDS_RDMA_H
+#define _RDS_RDMA_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <net/rds/connection.h>
+#include <net/rds/message.h>
+#include <net/rds/rdma.h>
+#include <net/rds/transport.h>
+#include <net/rds/wire.h>
+
+/* RDMA CM ports, as Linux: IPv4 peers on 18634, IPv6 on 16385. */
+#define RDS_RDMA_PORT4		18634
+#define RDS_RDMA_PORT6		RDS_TCP_PORT
+
+/* Address and route resolution give up after this long. */
+#define RDS_RDMA_RESOLVE_MS	5000
+
+/* RDMA operations of one connection in flight, and the work requests
+ * they may use between them (rdma_rw splits a vector into several).
+ */
+#define RDS_RDMA_MAX_CTXS	64
+#define RDS_RDMA_RW_WRS		256
+
+/* Protocol minor versions we speak (3.0 and 3.1); a Linux peer sends it. */
+#define RDS_RDMA_MINOR_MASK	0x0003
+
+/*
+ * Connection private data. Linux's layout: the two addresses, then a
+ * common block padded to 24 bytes; 32 bytes for IPv4, 56 for IPv6.
+ */
+struct rds_rdma_cdata_common {
+	u8	major;
+	u8	minor;
+	__be16	minor_mask;
+	u8	tos;
+	u8	reserved1;
+	__be16	reserved2;
+	__be64	ack_seq;
+	__be32	credit;
+	u8	pad[4];
+} __packed;
+
+struct rds_rdma_cdata4 {
+	__be32				saddr;
+	__be32				daddr;
+	struct rds_rdma_cdata_common	c;
+} __packed;
+
+struct rds_rdma_cdata6 {
+	struct in6_addr			saddr;
+	struct in6_addr			daddr;
+	struct rds_rdma_cdata_common	c;
+} __packed;
+
+static_assert(sizeof(struct rds_rdma_cdata4) == 32);
+static_assert(sizeof(struct rds_rdma_cdata6) == 56);
+
+union rds_rdma_cdata {
+	struct rds_rdma_cdata4	v4;
+	struct rds_rdma_cdata6	v6;
+};
+
+/**
+ * struct rds_rdma_flavor - one transport served by the engine
+ * @trans: the transport's ops; the engine's functions fill most of it
+ * @node_type: the device node type it serves (RDMA_NODE_IB_CA, _RNIC)
+ * @atomics: the transport offers RDMA atomics
+ * @list: on rds_rdma_flavors
+ */
+struct rds_rdma_flavor {
+	struct rds_transport	trans;
+	unsigned int	node_type;
+	bool			atomics;
+	struct list_head	list;
+};
+
+static inline const struct rds_rdma_flavor *
+rds_rdma_flavor_of_trans(const struct rds_transport *trans)
+{
+	return container_of(trans, struct rds_rdma_flavor, trans);
+}
+
+static inline const struct rds_rdma_flavor *
+rds_rdma_flavor_of(const struct rds_connection *conn)
+{
+	return rds_rdma_flavor_of_trans(conn->c_trans);
+}
+
+struct rds_rdma_regqp;
+
+/* Memory region pool classes (rds_rdma_mr.c). */
+#define RDS_RDMA_FRMR_CLASSES	2
+
+/**
+ * struct rds_rdma_dev - a device the engine uses
+ * @ibdev: the device
+ * @pd: protection domain of every queue pair and region on it
+ * @refs: the structure's: the client holds one, each pooled region one
+ * @users: connections with a queue pair on it, plus one while it lives
+ * @dead: being removed: no new queue pair or registration
+ * @wait: woken when @users drops
+ * @reg_rwsem: registrations hold it for read, removal for write
+ * @regqp_mutex: serializes making @regqp
+ * @regqp: the registration queue pair, made on first use
+ * @reg_slots: requests the registration queue pair may have posted
+ * @frmr_lock: protects the pool below
+ * @frmr_free: regions ready for reuse, per class
+ * @frmr_live: regions registered (or being registered)
+ * @frmr_count: regions per class, free or live
+ * @list: on the engine's list of devices while not dead
+ */
+struct rds_rdma_dev {
+	struct ib_device	*ibdev;
+	struct ib_pd		*pd;
+	refcount_t		refs;
+	refcount_t		users;
+	bool			dead;
+	wait_queue_head_t	wait;
+	struct rw_semaphore	reg_rwsem;
+	struct mutex		regqp_mutex;	/* making regqp */
+	struct rds_rdma_regqp	*regqp;
+	struct semaphore	reg_slots;
+	struct mutex		frmr_lock;	/* the pool */
+	struct list_head	frmr_free[RDS_RDMA_FRMR_CLASSES];
+	struct list_head	frmr_live;
+	unsigned int		frmr_count[RDS_RDMA_FRMR_CLASSES];
+	struct list_head	list;
+};
+
+/**
+ * struct rds_rdma_send - one slot of the send ring
+ * @s_cqe: its completion
+ * @s_wr: the work request
+ * @s_sge: header copy, then the fragment's data
+ * @s_rm: the message the fragment belongs to (a reference), or NULL
+ * @s_data_dma: the fragment's mapped data, if @s_data_len
+ * @s_data_len: bytes of data
+ */
+struct rds_rdma_send {
+	struct ib_cqe		s_cqe;
+	struct ib_send_wr	s_wr;
+	struct ib_sge		s_sge[2];
+	struct rds_message	*s_rm;
+	u64			s_data_dma;
+	u32			s_data_len;
+};
+
+/**
+ * struct rds_rdma_recv - one slot of the receive ring
+ * @r_cqe: its completion
+ * @r_wr: the work request
+ * @r_sge: header slot, then the page
+ * @r_page: the page the data lands in, or NULL until refilled
+ * @r_page_dma: its mapping
+ */
+struct rds_rdma_recv {
+	struct ib_cqe		r_cqe;
+	struct ib_recv_wr	r_wr;
+	struct ib_sge		r_sge[2];
+	struct page		*r_page;
+	u64			r_page_dma;
+};
+
+/**
+ * struct rds_rdma_incoming - a message being received or delivered
+ * @ii_inc: what the core sees
+ * @ii_item: on the connection's backlog while its receiver is full
+ * @ii_nfrags: fragments expected
+ * @ii_got: fragments received
+ * @ii_copy: a small message's data, copied (after @ii_pages), or NULL
+ * @ii_pages: one page per fragment, holding its data
+ */
+struct rds_rdma_incoming {
+	struct rds_incoming	ii_inc;
+	struct list_head	ii_item;
+	unsigned int		ii_nfrags;
+	unsigned int		ii_got;
+	u8			*ii_copy;
+	struct page		*ii_pages[];
+};
+
+/* i_flags bits */
+enum {
+	RDS_RDMA_SEND_STALLED,	/* xmit found the ring full: kick on space */
+	RDS_RDMA_ACK_WANTED,	/* the peer asked for an ack */
+	RDS_RDMA_ACK_IN_FLIGHT,	/* the ack slot is posted */
+	RDS_RDMA_RX_DYING,	/* shutdown: post no more receives */
+	RDS_RDMA_RDMA_STALLED,	/* xmit_rdma found no room: kick on release */
+};
+
+/**
+ * struct rds_rdma_conn - the engine's state of one connection
+ *	(rds_conn_tdata)
+ * @i_cm_mutex: serializes installing and removing @i_cm_id and @i_qp
+ *	(connect, accept, shutdown; CM handlers of an id that is no longer
+ *	@i_cm_id do nothing)
+ * @i_cm_id: the CM id of the current attempt or connection, or NULL
+ * @i_cm_active: @i_cm_id is our own request (not one we accepted)
+ * @i_stale_id: our request that gave way to the peer's, destroyed by the
+ *	next shutdown
+ * @i_qp: its queue pair once created
+ * @i_dev: the device of @i_qp (a user reference)
+ * @i_cm_port: the device port of @i_cm_id (rdma_rw)
+ * @i_send_cq: send completions
+ * @i_recv_cq: receive completions
+ * @i_version: negotiated protocol version (0x0301)
+ * @i_flags: RDS_RDMA_* bits
+ * @i_send_ring: slots in the send ring
+ * @i_sends: the send ring
+ * @i_send_hdrs: header copies, one per send slot, then the ack's
+ * @i_send_hdrs_dma: their mapping
+ * @i_send_head: next slot to post (transmit lock)
+ * @i_send_tail: oldest slot not completed (send completion)
+ * @i_send_used: slots posted and not completed
+ * @i_send_unsignaled: sends posted since the last signaled one
+ * @i_xmit_ackreq: the message being sent asks for an ack
+ * @i_unacked_msgs: messages sent since one last asked for an ack
+ * @i_unacked_bytes: bytes sent since one last asked for an ack
+ * @i_ack_cqe: completion of the explicit ack
+ * @i_ack_sge: the ack's header
+ * @i_ack_wr: the ack's work request
+ * @i_peer_acked: highest ack the peer sent
+ * @i_ack_sent: the ack we last sent, explicit or piggybacked
+ * @i_ack_w: sends an ack for what arrived without asking for one
+ * @i_rdma_wr_avail: work requests RDMA operations may still post
+ * @i_rdma_ctxs: RDMA operations posted and not yet released
+ * @i_rdma_wait: woken when @i_rdma_ctxs drops to 0
+ * @i_rx_lock: serializes the receive path (completions and the worker)
+ * @i_recv_ring: slots in the receive ring
+ * @i_recvs: the receive ring
+ * @i_recv_hdrs: header slots, one per receive slot
+ * @i_recv_hdrs_dma: their mapping
+ * @i_recv_next: slot whose completion comes next (receives complete in
+ *	order)
+ * @i_recv_post: first slot not posted; slots from here to @i_recv_next
+ *	wait to be reposted
+ * @i_recv_posted: slots posted
+ * @i_rx_inc: message whose fragments are arriving, or NULL
+ * @i_rx_hdr: header of @i_rx_inc's first fragment
+ * @i_rx_backlog: complete messages a full receiver refused, in order
+ * @i_rx_w: retries the backlog and refills the ring
+ * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
+ * @i_dgid: the peer's GID, likewise
+ */
+struct rds_rdma_conn {
+	struct mutex		i_cm_mutex;	/* i_cm_id, i_qp */
+	struct rdma_cm_id	*i_cm_id;
+	bool			i_cm_active;
+	struct rdma_cm_id	*i_stale_id;
+	struct ib_qp		*i_qp;
+	struct rds_rdma_dev	*i_dev;
+	u32			i_cm_port;
+	struct ib_cq		*i_send_cq;
+	struct ib_cq		*i_recv_cq;
+	u16			i_version;
+	unsigned long		i_flags;
+
+	u32			i_send_ring;
+	struct rds_rdma_send	*i_sends;
+	struct rds_header	*i_send_hdrs;
+	u64			i_send_hdrs_dma;
+	u32			i_send_head;
+	u32			i_send_tail;
+	atomic_t		i_send_used;
+	u32			i_send_unsignaled;
+	bool			i_xmit_ackreq;
+	u32			i_unacked_msgs;
+	u64			i_unacked_bytes;
+	struct ib_cqe		i_ack_cqe;
+	struct ib_sge		i_ack_sge;
+	struct ib_send_wr	i_ack_wr;
+	u64			i_peer_acked;
+	u64			i_ack_sent;
+	struct delayed_work	i_ack_w;
+	atomic_t		i_rdma_wr_avail;
+	atomic_t		i_rdma_ctxs;
+	wait_queue_head_t	i_rdma_wait;
+
+	spinlock_t		i_rx_lock;	/* receive path */
+	u32			i_recv_ring;
+	struct rds_rdma_recv	*i_recvs;
+	struct rds_header	*i_recv_hdrs;
+	u64			i_recv_hdrs_dma;
+	u32			i_recv_next;
+	u32			i_recv_post;
+	u32			i_recv_posted;
+	struct rds_rdma_incoming *i_rx_inc;
+	struct rds_header	i_rx_hdr;
+	struct list_head	i_rx_backlog;
+	struct delayed_work	i_rx_w;
+	u8			i_sgid[16];
+	u8			i_dgid[16];
+};
+
+static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
+{
+	return rds_conn_tdata(conn);
+}
+
+/* Counters, with Linux's names where the meaning is the same. */
+enum rds_rdma_stat {
+	RDS_RDMA_STAT_CONNECT_RACED,
+	RDS_RDMA_STAT_CONNECT_YIELDED,
+	RDS_RDMA_STAT_LISTEN_CLOSED_STALE,
+	RDS_RDMA_STAT_EVT_HANDLER_CALL,
+	RDS_RDMA_STAT_TX_CQ_EVENT,
+	RDS_RDMA_STAT_TX_RING_FULL,
+	RDS_RDMA_STAT_TX_SG_MAPPING_FAILURE,
+	RDS_RDMA_STAT_RX_CQ_EVENT,
+	RDS_RDMA_STAT_RX_RING_EMPTY,
+	RDS_RDMA_STAT_RX_REFILL_FROM_CQ,
+	RDS_RDMA_STAT_RX_REFILL_FROM_THREAD,
+	RDS_RDMA_STAT_RX_ALLOC_LIMIT,
+	RDS_RDMA_STAT_ACK_SENT,
+	RDS_RDMA_STAT_ACK_SEND_FAILURE,
+	RDS_RDMA_STAT_ACK_SEND_DELAYED,
+	RDS_RDMA_STAT_ACK_SEND_PIGGYBACKED,
+	RDS_RDMA_STAT_ACK_RECEIVED,
+	RDS_RDMA_STAT_CONNECT_REFUSED,
+	RDS_RDMA_STAT_RX_BAD_FRAGMENT,
+	RDS_RDMA_STAT_RX_BACKLOG,
+	RDS_RDMA_STAT_MR_8K_ALLOC,
+	RDS_RDMA_STAT_MR_8K_FREE,
+	RDS_RDMA_STAT_MR_8K_REUSED,
+	RDS_RDMA_STAT_MR_8K_POOL_DEPLETED,
+	RDS_RDMA_STAT_MR_1M_ALLOC,
+	RDS_RDMA_STAT_MR_1M_FREE,
+	RDS_RDMA_STAT_MR_1M_REUSED,
+	RDS_RDMA_STAT_MR_1M_POOL_DEPLETED,
+	RDS_RDMA_STAT_MAX,
+};
+
+DECLARE_PER_CPU(u64 [RDS_RDMA_STAT_MAX], rds_rdma_stats);
+
+static inline void rds_rdma_stat_inc(enum rds_rdma_stat s)
+{
+	this_cpu_inc(rds_rdma_stats[s]);
+}
+
+extern const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX];
+void rds_rdma_stats_sum(struct net *net, u64 *vals);
+
+/* net.rds.ib tunables */
+extern unsigned int rds_rdma_sysctl_max_send_wr;
+extern unsigned int rds_rdma_sysctl_max_recv_wr;
+extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
+int rds_rdma_sysctl_init(void);
+void rds_rdma_sysctl_exit(void);
+
+extern struct workqueue_struct *rds_rdma_wq;
+
+/* rds_rdma_dev.c */
+int rds_rdma_dev_init(void);
+void rds_rdma_dev_exit(void);
+struct rds_rdma_dev *rds_rdma_dev_get(struct ib_device *ibdev);
+void rds_rdma_dev_put(struct rds_rdma_dev *dev);
+void rds_rdma_dev_struct_put(struct rds_rdma_dev *dev);
+struct rds_rdma_dev *rds_rdma_dev_by_addr(struct net *net,
+					  const struct in6_addr *addr,
+					  unsigned int node_type);
+int rds_rdma_laddr_check(struct net *net, const struct in6_addr *addr,
+			 __u32 scope_id, unsigned int node_type);
+
+/* rds_rdma_main.c: the flavors */
+const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t);
+int rds_rdma_flavor_register(struct rds_rdma_flavor *fl);
+void rds_rdma_flavor_unregister(struct rds_rdma_flavor *fl);
+void rds_rdma_drop_dev_conns(struct ib_device *ibdev);
+void rds_rdma_info_fill(struct net *net, struct rds_info_buf *b,
+			const struct rds_transport *trans, bool v6);
+int rds_rdma_engine_init(void);
+void rds_rdma_engine_exit(void);
+
+/* rds_rdma_cm.c */
+int rds_rdma_listen_start(void);
+void rds_rdma_listen_stop(void);
+int rds_rdma_conn_connect(struct rds_connection *conn);
+
+/* rds_rdma_conn.c */
+int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp);
+void rds_rdma_conn_free(struct rds_connection *conn);
+void rds_rdma_conn_shutdown(struct rds_connection *conn);
+int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *cm_id);
+void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id);
+void rds_rdma_qp_event(struct ib_event *ev, void *ctx);
+
+/* rds_rdma_send.c */
+int rds_rdma_send_ring_init(struct rds_rdma_conn *ic);
+void rds_rdma_send_ring_free(struct rds_rdma_conn *ic);
+int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
+		  unsigned int *pos);
+void rds_rdma_send_ack(struct rds_connection *conn);
+void rds_rdma_ack_worker(struct work_struct *work);
+void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
+u64 rds_rdma_ack_seq(struct rds_connection *conn);
+
+/* rds_rdma_rdma.c */
+int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm);
+void rds_rdma_rdma_drain(struct rds_connection *conn);
+int rds_rdma_rdma_check(struct rds_connection *conn,
+			const struct rds_rdma_op *op);
+
+/* rds_rdma_mr.c */
+int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
+			 const struct in6_addr *laddr, struct rds_mr_keygen *kg);
+void rds_rdma_mr_free(struct rds_mr *mr);
+void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev);
+
+/* rds_rdma_regqp.c */
+struct rds_rdma_regqp *rds_rdma_regqp_create(struct rds_rdma_dev *dev,
+					     struct net *net,
+					     const struct in6_addr *laddr);
+void rds_rdma_regqp_free(struct rds_rdma_regqp *rq);
+int rds_rdma_regqp_post(struct rds_rdma_regqp *rq, struct ib_send_wr *wr);
+bool rds_rdma_regqp_broken(struct rds_rdma_regqp *rq);
+void rds_rdma_regqp_set_broken(struct rds_rdma_regqp *rq);
+
+/* rds_rdma_recv.c */
+int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);
+void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic);
+void rds_rdma_recv_fill(struct rds_connection *conn);
+void rds_rdma_recv_worker(struct work_struct *work);
+int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
+void rds_rdma_inc_free(struct rds_incoming *inc);
+
+#endif /* _RDS_RDMA_H */

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management over the RDMA CM, as Linux's RDS does it: the
+ * listeners (IPv4 on 18634, IPv6 on 16385, both wildcard), the connect
+ * request and its private data (addresses, protocol version, TOS, the
+ * sender's ack), version negotiation (3.1; a 4.x proposal is answered
+ * with 4.x so Oracle UEK peers connect), and the races. Whichever side
+ * has traffic connects; a request that finds the connection up treats it
+ * as stale (drops it) and one that finds it connecting is refused, and
+ * the loser retries after the core's back-off, as with Linux.
+ *
+ * One listener serves every flavor: a request is handed to the transport
+ * of its device's node type (InfiniBand/RoCE or iWARP).
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/ipv6.h>
+#include <net/rds/compat.h>
+
+#include "rds_rdma.h"
+
+/* What a reject carries (a host-endian int, as Linux): 1 for races,
+ * stale connections, versions and failures alike.
+ */
+#define RDS_RDMA_REJ_RETRY	1
+
+static struct rdma_cm_id *rds_rdma_listen4;
+static struct rdma_cm_id *rds_rdma_listen6;
+
+static void rds_rdma_sockaddr(struct sockaddr_storage *ss,
+			      const struct in6_addr *addr, u16 port,
+			      int scope)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ipv6_addr_v4mapped(addr)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = addr->s6_addr32[3];
+		sin->sin_port = htons(port);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = *addr;
+		sin6->sin6_port = htons(port);
+		sin6->sin6_scope_id = scope;
+	}
+}
+
+/* An address of a CM id as the core keeps them (v4-mapped for IPv4). */
+static bool rds_rdma_cm_addr(const struct sockaddr *sa, struct in6_addr *a)
+{
+	if (sa->sa_family == AF_INET) {
+		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)sa)->sin_addr.s_addr,
+				       a);
+		return true;
+	}
+	if (sa->sa_family == AF_INET6) {
+		*a = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+		return true;
+	}
+	return false;
+}
+
+/* The GIDs of the connection, for RDS_INFO readers. */
+static void rds_rdma_cm_save_gids(struct rds_rdma_conn *ic,
+				  struct rdma_cm_id *id)
+{
+	union ib_gid sgid, dgid;
+
+	rdma_read_gids(id, &sgid, &dgid);
+	spin_lock_bh(&ic->i_rx_lock);
+	memcpy(ic->i_sgid, sgid.raw, sizeof(ic->i_sgid));
+	memcpy(ic->i_dgid, dgid.raw, sizeof(ic->i_dgid));
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+/* Fill our private data and the CM's connection parameters. */
+static void rds_rdma_cm_param(struct rds_connection *conn,
+			      struct rdma_conn_param *p,
+			      union rds_rdma_cdata *cd, u16 version,
+			      u8 responder_resources, u8 initiator_depth)
+{
+	struct rds_rdma_cdata_common *c;
+
+	memset(p, 0, sizeof(*p));
+	memset(cd, 0, sizeof(*cd));
+	if (conn->c_isv6) {
+		cd->v6.saddr = conn->c_laddr;
+		cd->v6.daddr = conn->c_faddr;
+		c = &cd->v6.c;
+		p->private_data_len = sizeof(cd->v6);
+	} else {
+		cd->v4.saddr = conn->c_laddr.s6_addr32[3];
+		cd->v4.daddr = conn->c_faddr.s6_addr32[3];
+		c = &cd->v4.c;
+		p->private_data_len = sizeof(cd->v4);
+	}
+	c->major = version >> 8;
+	c->minor = version & 0xff;
+	c->minor_mask = cpu_to_be16(RDS_RDMA_MINOR_MASK);
+	c->tos = conn->c_tos;
+	put_unaligned_be64(rds_rdma_ack_seq(conn), &c->ack_seq);
+	/* Credits 0: flow control off, as with every Linux peer. */
+	p->private_data = cd;
+	p->responder_resources = responder_resources;
+	p->initiator_depth = initiator_depth;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;	/* infinite: a full receiver holds us */
+}
+
+/* The common block of the private data in @ev, or NULL if too short. */
+static const struct rds_rdma_cdata_common *
+rds_rdma_cm_common(const struct rdma_cm_event *ev, bool v6)
+{
+	const union rds_rdma_cdata *cd = ev->param.conn.private_data;
+	size_t need = v6 ? sizeof(cd->v6) : sizeof(cd->v4);
+
+	if (!cd || ev->param.conn.private_data_len < need)
+		return NULL;
+	return v6 ? &cd->v6.c : &cd->v4.c;
+}
+
+/* The version a proposal gets, or 0 to refuse it (Linux's rules). */
+static u16 rds_rdma_cm_version(const struct rds_rdma_cdata_common *c)
+{
+	u16 mask = be16_to_cpu(c->minor_mask);
+
+	if (c->major == 3 && c->minor == 1)
+		return 0x0301;
+	if (c->major == 4 && (mask & RDS_RDMA_MINOR_MASK))
+		return 0x0400 | __fls(mask & RDS_RDMA_MINOR_MASK);
+	return 0;
+}
+
+static int rds_rdma_cm_reject(struct rdma_cm_id *id)
+{
+	int why = RDS_RDMA_REJ_RETRY;
+
+	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_REFUSED);
+	rdma_reject(id, &why, sizeof(why), IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;	/* the CM destroys @id */
+}
+
+/*
+ * Both ends connect at once (both have traffic): each finds the other's
+ * request while connecting. Linux refuses it and lets random back-off
+ * sort the two out, which in lockstep (two addresses of one host, or two
+ * of ours) can go on for long. We break the tie: the lower address's
+ * request wins, so the higher side gives up its own attempt and accepts.
+ * A Linux peer still refuses ours, which then loses nothing.
+ *
+ * May @conn, CONNECTING, take the peer's request? Its own attempt, if
+ * any, becomes stale (destroyed with the next shutdown).
+ */
+static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
+		return false;
+	/* The core's connect worker has not run yet: it will find this. */
+	if (!ic->i_cm_id)
+		return true;
+	if (!ic->i_cm_active || ic->i_stale_id || !rds_conn_peer_is_lower(conn))
+		return false;
+	rds_rdma_qp_teardown(conn, ic->i_cm_id);
+	ic->i_stale_id = ic->i_cm_id;
+	ic->i_cm_id = NULL;
+	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_YIELDED);
+	return true;
+}
+
+/* A peer asks to connect: accept it on the connection it names. */
+static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	const struct rds_rdma_cdata_common *c;
+	const union rds_rdma_cdata *cd = ev->param.conn.private_data;
+	struct in6_addr laddr, faddr, cm_laddr, cm_faddr;
+	const struct rds_rdma_flavor *fl;
+	struct rds_connection *conn;
+	struct rdma_conn_param param;
+	union rds_rdma_cdata reply;
+	struct rds_rdma_conn *ic;
+	struct ib_device *ibdev = id->device;
+	bool v6;
+	u16 version;
+	int ret;
+
+	if (!rds_rdma_cm_addr((struct sockaddr *)&id->route.addr.src_addr,
+			      &cm_laddr) ||
+	    !rds_rdma_cm_addr((struct sockaddr *)&id->route.addr.dst_addr,
+			      &cm_faddr))
+		return rds_rdma_cm_reject(id);
+	v6 = !ipv6_addr_v4mapped(&cm_laddr);
+	c = rds_rdma_cm_common(ev, v6);
+	if (!c)
+		return rds_rdma_cm_reject(id);
+	version = rds_rdma_cm_version(c);
+	if (!version)
+		return rds_rdma_cm_reject(id);
+	if (v6) {
+		faddr = cd->v6.saddr;
+		laddr = cd->v6.daddr;
+	} else {
+		ipv6_addr_set_v4mapped(cd->v4.saddr, &faddr);
+		ipv6_addr_set_v4mapped(cd->v4.daddr, &laddr);
+	}
+	/* The peer may only speak for itself, to us. */
+	if (!ipv6_addr_equal(&laddr, &cm_laddr) ||
+	    !ipv6_addr_equal(&faddr, &cm_faddr))
+		return rds_rdma_cm_reject(id);
+
+	fl = rds_rdma_flavor_find(ibdev->node_type);
+	if (!fl)
+		return rds_rdma_cm_reject(id);
+	conn = rds_conn_create(&init_net, &laddr, &faddr, &fl->trans, c->tos,
+			       0, GFP_KERNEL);
+	module_put(fl->trans.owner);
+	if (IS_ERR(conn))
+		return rds_rdma_cm_reject(id);
+	ic = rds_rdma_conn(conn);
+
+	mutex_lock(&ic->i_cm_mutex);
+	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING) &&
+	    !rds_rdma_cm_yield_locked(conn)) {
+		if (rds_conn_state(conn) == RDS_CONN_UP) {
+			/* The peer lost the connection we still have. */
+			rds_rdma_stat_inc(RDS_RDMA_STAT_LISTEN_CLOSED_STALE);
+			rds_conn_drop(conn);
+		} else {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_RACED);
+		}
+		goto reject;
+	}
+	ret = rds_rdma_qp_setup(conn, id);
+	if (ret)
+		goto drop;
+	ic->i_version = version;
+	rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
+	rds_rdma_cm_param(conn, &param, &reply, version,
+			  min_t(u32, ibdev->attrs.max_qp_rd_atom,
+				ev->param.conn.initiator_depth),
+			  min_t(u32, ibdev->attrs.max_qp_init_rd_atom,
+				ev->param.conn.responder_resources));
+	id->context = conn;
+	ret = rdma_accept(id, &param);
+	if (ret) {
+		id->context = NULL;
+		rds_rdma_qp_teardown(conn, id);
+		goto drop;
+	}
+	ic->i_cm_id = id;
+	ic->i_cm_active = false;
+	rds_rdma_cm_save_gids(ic, id);
+	mutex_unlock(&ic->i_cm_mutex);
+	rds_conn_put(conn);
+	return 0;
+
+drop:
+	mutex_unlock(&ic->i_cm_mutex);
+	rds_conn_drop(conn);
+	rds_conn_put(conn);
+	return rds_rdma_cm_reject(id);
+reject:
+	mutex_unlock(&ic->i_cm_mutex);
+	rds_conn_put(conn);
+	return rds_rdma_cm_reject(id);
+}
+
+/* Our request was accepted: what did the peer answer? */
+static void rds_rdma_cm_established(struct rds_connection *conn,
+				    struct rdma_cm_event *ev)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	const struct rds_rdma_cdata_common *c;
+
+	if (!ic->i_version) {
+		/* Active side: the reply's version is the connection's. */
+		c = rds_rdma_cm_common(ev, conn->c_isv6);
+		if (!c || ((c->major << 8) | c->minor) < 0x0301) {
+			rds_conn_drop(conn);
+			return;
+		}
+		ic->i_version = (c->major << 8) | c->minor;
+		rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
+	}
+	rds_connect_complete(conn);
+}
+
+/* Route found: create the queue pair and send the request. */
+static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
+				      struct rdma_cm_id *id)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rdma_conn_param param;
+	union rds_rdma_cdata cd;
+	int ret;
+
+	ret = rds_rdma_qp_setup(conn, id);
+	if (ret)
+		return ret;
+	ic->i_version = 0;
+	rds_rdma_cm_param(conn, &param, &cd, RDS_PROTOCOL_VERSION,
+			  id->device->attrs.max_qp_rd_atom,
+			  id->device->attrs.max_qp_init_rd_atom);
+	ret = rdma_connect_locked(id, &param);
+	rds_rdma_cm_save_gids(ic, id);
+	return ret;
+}
+
+/* An event on a connection's CM id, under i_cm_mutex. */
+static void rds_rdma_cm_event(struct rds_connection *conn,
+			      struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	int ret = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		rdma_set_service_type(id, conn->c_tos);
+		ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+		if (!ret)
+			ret = rdma_resolve_route(id, RDS_RDMA_RESOLVE_MS);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_rdma_cm_route_resolved(conn, id);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rds_rdma_cm_established(conn, ev);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	default:
+		/* Rejected, unreachable, disconnected, the device or the
+		 * address gone: start again (after the core's back-off).
+		 */
+		ret = -ECONNRESET;
+		break;
+	}
+	if (ret)
+		rds_conn_drop(conn);
+}
+
+static int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct rds_connection *conn = id->context;
+	struct rds_rdma_conn *ic;
+
+	rds_rdma_stat_inc(RDS_RDMA_STAT_EVT_HANDLER_CALL);
+	if (!conn) {
+		/* The listeners' ids, and requests before we took them. */
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			return rds_rdma_cm_accept(id, ev);
+		return 0;
+	}
+	ic = rds_rdma_conn(conn);
+	mutex_lock(&ic->i_cm_mutex);
+	/* An id shutdown took away, or an attempt that gave way to the
+	 * peer's: what happens to it no longer matters.
+	 */
+	if (ic->i_cm_id == id)
+		rds_rdma_cm_event(conn, id, ev);
+	mutex_unlock(&ic->i_cm_mutex);
+	return 0;
+}
+
+/**
+ * rds_rdma_conn_connect - the transport's conn_connect op
+ * @conn: the connection
+ *
+ * Starts address resolution; the CM handler goes on from there.
+ *
+ * Context: the core's workqueue, may sleep.
+ */
+int rds_rdma_conn_connect(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct sockaddr_storage src, dst;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(rds_conn_net(conn), rds_rdma_cm_handler, conn,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	rds_rdma_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
+	rds_rdma_sockaddr(&dst, &conn->c_faddr,
+			  conn->c_isv6 ? RDS_RDMA_PORT6 : RDS_RDMA_PORT4,
+			  conn->c_dev_if);
+
+	mutex_lock(&ic->i_cm_mutex);
+	/* A request from the peer was accepted since this attempt was
+	 * scheduled: that connection is the one.
+	 */
+	if (ic->i_cm_id) {
+		mutex_unlock(&ic->i_cm_mutex);
+		rdma_destroy_id(id);
+		return 0;
+	}
+	ic->i_cm_id = id;
+	ic->i_cm_active = true;
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst, RDS_RDMA_RESOLVE_MS);
+	if (ret)
+		ic->i_cm_id = NULL;
+	mutex_unlock(&ic->i_cm_mutex);
+	if (ret)
+		rdma_destroy_id(id);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
+
+static struct rdma_cm_id *rds_rdma_listen_one(const struct in6_addr *any,
+					      u16 port)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, rds_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	rds_rdma_sockaddr(&ss, any, port, 0);
+	if (!ipv6_addr_v4mapped(any))
+		rdma_set_afonly(id, 1);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * rds_rdma_listen_start - listen on Linux's ports in init_net
+ *
+ * The IPv6 listener may fail (no IPv6, or an iWARP device whose TCP port
+ * 16385 rds_tcp holds): IPv4 still works, as with Linux.
+ */
+int rds_rdma_listen_start(void)
+{
+	struct in6_addr any4;
+
+	ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any4);
+	rds_rdma_listen4 = rds_rdma_listen_one(&any4, RDS_RDMA_PORT4);
+	if (IS_ERR(rds_rdma_listen4)) {
+		int ret = PTR_ERR(rds_rdma_listen4);
+
+		rds_rdma_listen4 = NULL;
+		pr_warn("rds_rdma: cannot listen on port %u: %d\n",
+			RDS_RDMA_PORT4, ret);
+		return ret;
+	}
+	rds_rdma_listen6 = rds_rdma_listen_one(&in6addr_any, RDS_RDMA_PORT6);
+	if (IS_ERR(rds_rdma_listen6)) {
+		pr_info("rds_rdma: no IPv6 listener on port %u: %ld\n",
+			RDS_RDMA_PORT6, PTR_ERR(rds_rdma_listen6));
+		rds_rdma_listen6 = NULL;
+	}
+	return 0;
+}
+
+void rds_rdma_listen_stop(void)
+{
+	if (rds_rdma_listen6)
+		rdma_destroy_id(rds_rdma_listen6);
+	if (rds_rdma_listen4)
+		rdma_destroy_id(rds_rdma_listen4);
+	rds_rdma_listen6 = NULL;
+	rds_rdma_listen4 = NULL;
+}

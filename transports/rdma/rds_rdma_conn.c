@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A connection's verbs resources: completion queues, the RC queue pair
+ * and its rings, created when a connection is requested or accepted and
+ * torn down by the core's shutdown. The CM id and queue pair change only
+ * under i_cm_mutex; a CM handler whose id is no longer the connection's
+ * does nothing, and shutdown destroys the id (which waits for its
+ * handler) only after taking it away under that mutex.
+ */
+#include <linux/slab.h>
+
+#include "rds_rdma.h"
+
+int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	mutex_init(&ic->i_cm_mutex);
+	spin_lock_init(&ic->i_rx_lock);
+	INIT_LIST_HEAD(&ic->i_rx_backlog);
+	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
+	INIT_DELAYED_WORK(&ic->i_ack_w, rds_rdma_ack_worker);
+	init_waitqueue_head(&ic->i_rdma_wait);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
+
+void rds_rdma_conn_free(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	/* Shut down already: no CM id, no queue pair. */
+	WARN_ON_ONCE(ic->i_cm_id || ic->i_stale_id || ic->i_qp);
+	cancel_delayed_work_sync(&ic->i_rx_w);
+	cancel_delayed_work_sync(&ic->i_ack_w);
+	mutex_destroy(&ic->i_cm_mutex);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_conn_free);
+
+/**
+ * rds_rdma_qp_event - asynchronous events of a connection's queue pair
+ * @ev: the event
+ * @ctx: the connection
+ *
+ * Context: any (the driver's).
+ */
+void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct rds_connection *conn = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_COMM_EST:
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+	case IB_EVENT_PATH_MIG:
+		break;
+	default:
+		net_warn_ratelimited("rds: %s: queue pair event %s to %pI6c\n",
+				     conn->c_trans->name,
+				     ib_event_msg(ev->event), &conn->c_faddr);
+		rds_conn_drop(conn);
+		break;
+	}
+}
+
+/* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
+void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	spin_lock_bh(&ic->i_rx_lock);
+	set_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
+	spin_unlock_bh(&ic->i_rx_lock);
+	cancel_delayed_work_sync(&ic->i_rx_w);
+	cancel_delayed_work_sync(&ic->i_ack_w);
+
+	if (ic->i_qp) {
+		/* Every posted request completes (flushed) before this
+		 * returns, so the rings are ours again.
+		 */
+		ib_drain_qp(ic->i_qp);
+		/* Released from a work item that still uses the QP. */
+		rds_rdma_rdma_drain(conn);
+		rdma_destroy_qp(id);
+		ic->i_qp = NULL;
+	}
+	if (ic->i_send_cq)
+		ib_free_cq(ic->i_send_cq);
+	if (ic->i_recv_cq)
+		ib_free_cq(ic->i_recv_cq);
+	ic->i_send_cq = NULL;
+	ic->i_recv_cq = NULL;
+	if (ic->i_dev) {
+		rds_rdma_send_ring_free(ic);
+		rds_rdma_recv_ring_free(ic);
+		rds_rdma_dev_put(ic->i_dev);
+		ic->i_dev = NULL;
+	}
+	ic->i_version = 0;
+	ic->i_peer_acked = 0;
+	ic->i_ack_sent = 0;
+	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
+}
+
+/**
+ * rds_rdma_qp_setup - create the queue pair of @conn on @id's device
+ * @conn: the connection; i_cm_mutex held
+ * @id: a CM id with a resolved route or a connect request
+ *
+ * The receive ring is posted before the connection is requested or
+ * accepted. On failure nothing is left behind.
+ *
+ * Context: a CM handler, may sleep.
+ */
+int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct ib_qp_init_attr attr = {};
+	struct ib_device *ibdev = id->device;
+	int max_wr, ret;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	ic->i_dev = rds_rdma_dev_get(ibdev);
+	if (!ic->i_dev)
+		return -ENODEV;
+
+	/* One send slot more for the explicit ack; rxe and Linux keep
+	 * one below the device's maximum.
+	 */
+	max_wr = ibdev->attrs.max_qp_wr - 2;
+	ic->i_send_ring = clamp_t(int, READ_ONCE(rds_rdma_sysctl_max_send_wr),
+				  8, max_wr);
+	ic->i_recv_ring = clamp_t(int, READ_ONCE(rds_rdma_sysctl_max_recv_wr),
+				  8, max_wr);
+
+	ret = rds_rdma_send_ring_init(ic);
+	if (ret)
+		goto err;
+	ret = rds_rdma_recv_ring_init(ic);
+	if (ret)
+		goto err;
+
+	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic, ic->i_send_ring + 1,
+					IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->i_send_cq)) {
+		ret = PTR_ERR(ic->i_send_cq);
+		ic->i_send_cq = NULL;
+		goto err;
+	}
+	ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic, ic->i_recv_ring,
+					IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->i_recv_cq)) {
+		ret = PTR_ERR(ic->i_recv_cq);
+		ic->i_recv_cq = NULL;
+		goto err;
+	}
+
+	attr.event_handler = rds_rdma_qp_event;
+	attr.qp_context = conn;
+	attr.send_cq = ic->i_send_cq;
+	attr.recv_cq = ic->i_recv_cq;
+	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS;
+	attr.cap.max_recv_wr = ic->i_recv_ring;
+	/* More than our SENDs need: rdma_rw puts that many pages in one
+	 * READ or WRITE.
+	 */
+	attr.cap.max_send_sge = clamp_t(int, ibdev->attrs.max_send_sge, 2, 16);
+	attr.cap.max_rdma_ctxs = RDS_RDMA_MAX_CTXS;
+	attr.port_num = id->port_num;
+	attr.cap.max_recv_sge = 2;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, ic->i_dev->pd, &attr);
+	if (ret)
+		goto err;
+	ic->i_qp = id->qp;
+	ic->i_cm_port = id->port_num;
+	atomic_set(&ic->i_rdma_wr_avail, RDS_RDMA_RW_WRS);
+
+	rds_rdma_recv_fill(conn);
+	return 0;
+
+err:
+	rds_rdma_qp_teardown(conn, id);
+	return ret;
+}
+
+/**
+ * rds_rdma_conn_shutdown - the transport's conn_shutdown op
+ * @conn: the connection
+ *
+ * Disconnects, waits for every posted request to complete, and frees the
+ * queue pair and the CM id. Messages half received are dropped unacked
+ * (the peer sends them again); the core requeues our unacked ones.
+ *
+ * Context: the core's workqueue, may sleep; nothing transmits.
+ */
+void rds_rdma_conn_shutdown(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rdma_cm_id *id, *stale;
+
+	mutex_lock(&ic->i_cm_mutex);
+	id = ic->i_cm_id;
+	ic->i_cm_id = NULL;
+	stale = ic->i_stale_id;
+	ic->i_stale_id = NULL;
+	if (id) {
+		rdma_disconnect(id);
+		rds_rdma_qp_teardown(conn, id);
+	}
+	mutex_unlock(&ic->i_cm_mutex);
+	/* Each waits for a handler of its id still running: it finds
+	 * itself stale and does nothing.
+	 */
+	if (id)
+		rdma_destroy_id(id);
+	if (stale)
+		rdma_destroy_id(stale);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_conn_shutdown);

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The verbs engine as a whole: start and stop (listeners, devices,
+ * sysctls, the workqueue), the flavors registered on it, the RDS_INFO
+ * tables of RDMA connections and the counters. rds_rdma.ko links the
+ * engine with the InfiniBand flavor; rds_iwarp.ko registers its own.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+#include "rds_rdma.h"
+
+struct workqueue_struct *rds_rdma_wq;
+DEFINE_PER_CPU(u64 [RDS_RDMA_STAT_MAX], rds_rdma_stats);
+
+static LIST_HEAD(rds_rdma_flavors);
+static DEFINE_MUTEX(rds_rdma_flavors_mutex);	/* rds_rdma_flavors */
+
+const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
+	[RDS_RDMA_STAT_CONNECT_RACED]		= "ib_connect_raced",
+	[RDS_RDMA_STAT_CONNECT_YIELDED]		= "ib_connect_yielded",
+	[RDS_RDMA_STAT_LISTEN_CLOSED_STALE]	= "ib_listen_closed_stale",
+	[RDS_RDMA_STAT_EVT_HANDLER_CALL]	= "ib_evt_handler_call",
+	[RDS_RDMA_STAT_TX_CQ_EVENT]		= "ib_tx_cq_event",
+	[RDS_RDMA_STAT_TX_RING_FULL]		= "ib_tx_ring_full",
+	[RDS_RDMA_STAT_TX_SG_MAPPING_FAILURE]	= "ib_tx_sg_mapping_failure",
+	[RDS_RDMA_STAT_RX_CQ_EVENT]		= "ib_rx_cq_event",
+	[RDS_RDMA_STAT_RX_RING_EMPTY]		= "ib_rx_ring_empty",
+	[RDS_RDMA_STAT_RX_REFILL_FROM_CQ]	= "ib_rx_refill_from_cq",
+	[RDS_RDMA_STAT_RX_REFILL_FROM_THREAD]	= "ib_rx_refill_from_thread",
+	[RDS_RDMA_STAT_RX_ALLOC_LIMIT]		= "ib_rx_alloc_limit",
+	[RDS_RDMA_STAT_ACK_SENT]		= "ib_ack_sent",
+	[RDS_RDMA_STAT_ACK_SEND_FAILURE]	= "ib_ack_send_failure",
+	[RDS_RDMA_STAT_ACK_SEND_DELAYED]	= "ib_ack_send_delayed",
+	[RDS_RDMA_STAT_ACK_SEND_PIGGYBACKED]	= "ib_ack_send_piggybacked",
+	[RDS_RDMA_STAT_ACK_RECEIVED]		= "ib_ack_received",
+	[RDS_RDMA_STAT_CONNECT_REFUSED]		= "ib_connect_refused",
+	[RDS_RDMA_STAT_RX_BAD_FRAGMENT]		= "ib_rx_bad_fragment",
+	[RDS_RDMA_STAT_RX_BACKLOG]		= "ib_rx_backlog",
+	[RDS_RDMA_STAT_MR_8K_ALLOC]		= "ib_rdma_mr_8k_alloc",
+	[RDS_RDMA_STAT_MR_8K_FREE]		= "ib_rdma_mr_8k_free",
+	[RDS_RDMA_STAT_MR_8K_REUSED]		= "ib_rdma_mr_8k_reused",
+	[RDS_RDMA_STAT_MR_8K_POOL_DEPLETED]	= "ib_rdma_mr_8k_pool_depleted",
+	[RDS_RDMA_STAT_MR_1M_ALLOC]		= "ib_rdma_mr_1m_alloc",
+	[RDS_RDMA_STAT_MR_1M_FREE]		= "ib_rdma_mr_1m_free",
+	[RDS_RDMA_STAT_MR_1M_REUSED]		= "ib_rdma_mr_1m_reused",
+	[RDS_RDMA_STAT_MR_1M_POOL_DEPLETED]	= "ib_rdma_mr_1m_pool_depleted",
+};
+EXPORT_SYMBOL_GPL(rds_rdma_stat_names);
+
+/* Linux's counters are global, not per namespace; so are ours. */
+void rds_rdma_stats_sum(struct net *net, u64 *vals)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < RDS_RDMA_STAT_MAX; i++)
+			vals[i] += per_cpu(rds_rdma_stats, cpu)[i];
+}
+EXPORT_SYMBOL_GPL(rds_rdma_stats_sum);
+
+/**
+ * rds_rdma_flavor_find - the flavor serving devices of node type @t
+ * @t: RDMA_NODE_IB_CA or RDMA_NODE_RNIC
+ *
+ * Return: the flavor with a reference on its module (module_put() it),
+ * or NULL.
+ */
+const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t)
+{
+	struct rds_rdma_flavor *fl, *found = NULL;
+
+	mutex_lock(&rds_rdma_flavors_mutex);
+	list_for_each_entry(fl, &rds_rdma_flavors, list) {
+		if (fl->node_type == t && try_module_get(fl->trans.owner)) {
+			found = fl;
+			break;
+		}
+	}
+	mutex_unlock(&rds_rdma_flavors_mutex);
+	return found;
+}
+
+/**
+ * rds_rdma_flavor_register - a transport joins the engine
+ * @fl: its flavor; @fl->trans is registered with the core
+ *
+ * Context: module init.
+ */
+int rds_rdma_flavor_register(struct rds_rdma_flavor *fl)
+{
+	int ret;
+
+	ret = rds_trans_register(&fl->trans);
+	if (ret)
+		return ret;
+	mutex_lock(&rds_rdma_flavors_mutex);
+	list_add_tail(&fl->list, &rds_rdma_flavors);
+	mutex_unlock(&rds_rdma_flavors_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_flavor_register);
+
+/**
+ * rds_rdma_flavor_unregister - a transport leaves the engine
+ * @fl: its flavor
+ *
+ * No request is handed to it any more; its connections are destroyed.
+ *
+ * Context: module exit.
+ */
+void rds_rdma_flavor_unregister(struct rds_rdma_flavor *fl)
+{
+	mutex_lock(&rds_rdma_flavors_mutex);
+	list_del(&fl->list);
+	mutex_unlock(&rds_rdma_flavors_mutex);
+	rds_trans_unregister(&fl->trans);
+	rds_conn_destroy_transport(&fl->trans, NULL);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_flavor_unregister);
+
+static void rds_rdma_drop_if_on(struct rds_connection *conn, void *arg)
+{
+	struct rds_rdma_dev *dev = READ_ONCE(rds_rdma_conn(conn)->i_dev);
+
+	if (dev && dev->ibdev == arg)
+		rds_conn_drop(conn);
+}
+
+/**
+ * rds_rdma_drop_dev_conns - drop every connection on a device
+ * @ibdev: the device
+ *
+ * Context: process context.
+ */
+void rds_rdma_drop_dev_conns(struct ib_device *ibdev)
+{
+	struct rds_rdma_flavor *fl;
+
+	mutex_lock(&rds_rdma_flavors_mutex);
+	list_for_each_entry(fl, &rds_rdma_flavors, list)
+		rds_conn_walk_transport(&init_net, &fl->trans,
+					rds_rdma_drop_if_on, ibdev);
+	mutex_unlock(&rds_rdma_flavors_mutex);
+}
+
+/* RDS_INFO_IB_CONNECTIONS and the like. */
+struct rds_rdma_info_arg {
+	struct rds_info_buf	*b;
+	bool			v6;
+};
+
+static void rds_rdma_info_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rds_rdma_info_arg *ia = arg;
+	struct rds6_info_rdma_connection r6 = {};
+	struct rds_info_rdma_connection r4 = {};
+
+	if (!ia->v6 && conn->c_isv6)
+		return;
+	r6.src_addr = conn->c_laddr;
+	r6.dst_addr = conn->c_faddr;
+	spin_lock_bh(&ic->i_rx_lock);
+	memcpy(r6.src_gid, ic->i_sgid, sizeof(r6.src_gid));
+	memcpy(r6.dst_gid, ic->i_dgid, sizeof(r6.dst_gid));
+	spin_unlock_bh(&ic->i_rx_lock);
+	if (rds_conn_state(conn) == RDS_CONN_UP) {
+		r6.max_send_wr = READ_ONCE(ic->i_send_ring);
+		r6.max_recv_wr = READ_ONCE(ic->i_recv_ring);
+		r6.max_send_sge = 2;
+	}
+	r6.tos = conn->c_tos;
+	if (ia->v6) {
+		rds_info_emit(ia->b, &r6);
+		return;
+	}
+	r4.src_addr = r6.src_addr.s6_addr32[3];
+	r4.dst_addr = r6.dst_addr.s6_addr32[3];
+	memcpy(r4.src_gid, r6.src_gid, sizeof(r4.src_gid));
+	memcpy(r4.dst_gid, r6.dst_gid, sizeof(r4.dst_gid));
+	r4.max_send_wr = r6.max_send_wr;
+	r4.max_recv_wr = r6.max_recv_wr;
+	r4.max_send_sge = r6.max_send_sge;
+	r4.tos = r6.tos;
+	rds_info_emit(ia->b, &r4);
+}
+
+/**
+ * rds_rdma_info_fill - emit a flavor's connections for an RDS_INFO table
+ * @net: namespace
+ * @b: the buffer
+ * @trans: the flavor's transport
+ * @v6: the IPv6 layout (every connection) or the IPv4 one (IPv4 only)
+ */
+void rds_rdma_info_fill(struct net *net, struct rds_info_buf *b,
+			const struct rds_transport *trans, bool v6)
+{
+	struct rds_rdma_info_arg ia = { .b = b, .v6 = v6 };
+
+	rds_conn_walk_transport(net, trans, rds_rdma_info_one, &ia);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_info_fill);
+
+/**
+ * rds_rdma_engine_init - start the engine (rds_rdma.ko's init)
+ */
+int rds_rdma_engine_init(void)
+{
+	int ret;
+
+	rds_rdma_wq = alloc_workqueue("rds_rdma", WQ_MEM_RECLAIM, 0);
+	if (!rds_rdma_wq)
+		return -ENOMEM;
+	ret = rds_rdma_sysctl_init();
+	if (ret)
+		goto err_wq;
+	ret = rds_rdma_dev_init();
+	if (ret)
+		goto err_sysctl;
+	ret = rds_rdma_listen_start();
+	if (ret)
+		goto err_dev;
+	return 0;
+
+err_dev:
+	rds_rdma_dev_exit();
+err_sysctl:
+	rds_rdma_sysctl_exit();
+err_wq:
+	destroy_workqueue(rds_rdma_wq);
+	return ret;
+}
+
+/**
+ * rds_rdma_engine_exit - stop the engine; every flavor is gone
+ */
+void rds_rdma_engine_exit(void)
+{
+	rds_rdma_listen_stop();
+	rds_rdma_dev_exit();
+	rds_rdma_sysctl_exit();
+	destroy_workqueue(rds_rdma_wq);
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory registration for peers' RDMA: fast registration (FRWR) through
+ * a pool of memory regions per device, what Linux's FMR pool gave (cheap
+ * repeated RDS_GET_MR: region objects are allocated once and reused)
+ * without its hole: Linux leaves a freed region valid until a later
+ * batched flush, while here RDS_FREE_MR returns only after the device
+ * invalidated it, so the memory is never read or written again.
+ *
+ * A registration maps exactly the user's range: its I/O virtual address
+ * is the region's offset in its first page, so a peer addresses it as
+ * Linux's zero-based registrations are addressed (offset from the start
+ * of the first page, the cookie's offset included) and reaches no byte
+ * of those pages outside the range. The key's low byte changes on every
+ * reuse, so an old cookie never names a new registration.
+ *
+ * The regions are device-wide (one protection domain per device): any
+ * peer connected through the device may use a key it learned, as with
+ * Linux; the per-peer check of RDS_GET_MR_FOR_DEST is loopback's only.
+ *
+ * Locks: dev->reg_rwsem (read: a registration or invalidation in
+ * progress; write: the device going away) outside dev->frmr_lock.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "rds_rdma.h"
+
+/* Pool classes: Linux's 8K and 1M pools (two pages or 256, plus one for
+ * an unaligned start).
+ */
+static const unsigned int rds_rdma_frmr_pages[RDS_RDMA_FRMR_CLASSES] = {
+	3, (RDS_MAX_MSG_SIZE >> PAGE_SHIFT) + 1,
+};
+
+/* Pages a region of @class holds on @dev: the class's, or fewer if the
+ * device's page lists are shorter (siw: 256, so an unaligned 1 MiB does
+ * not fit there).
+ */
+static unsigned int rds_rdma_frmr_max_pages(struct rds_rdma_dev *dev,
+					    unsigned int class)
+{
+	return min_t(unsigned int, rds_rdma_frmr_pages[class],
+		     dev->ibdev->attrs.max_fast_reg_page_list_len);
+}
+
+/* Regions per class a device may have at once. */
+static const unsigned int rds_rdma_frmr_cap[RDS_RDMA_FRMR_CLASSES] = {
+	16384, 2048,
+};
+
+/**
+ * struct rds_rdma_frmr - one fast-registration memory region
+ * @f_mr: the device's region; NULL once the device took it away
+ * @f_dev: its device (a struct reference)
+ * @f_item: on the device's free list or live list
+ * @f_class: pool class
+ * @f_nents: mapped entries of @f_sg while registered
+ * @f_cqe: completion of the REG_MR or LOCAL_INV in flight
+ * @f_done: completed with it
+ * @f_status: its status
+ * @f_sg: the pages, up to the class's count
+ */
+struct rds_rdma_frmr {
+	struct ib_mr		*f_mr;
+	struct rds_rdma_dev	*f_dev;
+	struct list_head	f_item;
+	unsigned int		f_class;
+	unsigned int		f_nents;
+	struct ib_cqe		f_cqe;
+	struct completion	f_done;
+	enum ib_wc_status	f_status;
+	struct scatterlist	f_sg[];
+};
+
+static void rds_rdma_frmr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_rdma_frmr *f = container_of(wc->wr_cqe,
+					       struct rds_rdma_frmr, f_cqe);
+
+	f->f_status = wc->status;
+	complete(&f->f_done);
+}
+
+static void rds_rdma_frmr_destroy(struct rds_rdma_frmr *f)
+{
+	if (f->f_mr)
+		ib_dereg_mr(f->f_mr);
+	rds_rdma_dev_struct_put(f->f_dev);
+	kfree(f);
+}
+
+/* A region of @class from the free list or a new one. */
+static struct rds_rdma_frmr *rds_rdma_frmr_get(struct rds_rdma_dev *dev,
+					       unsigned int class)
+{
+	unsigned int pages = rds_rdma_frmr_max_pages(dev, class);
+	struct rds_rdma_frmr *f;
+	int ret = -ENOMEM;
+
+	mutex_lock(&dev->frmr_lock);
+	f = list_first_entry_or_null(&dev->frmr_free[class],
+				     struct rds_rdma_frmr, f_item);
+	if (f) {
+		list_move(&f->f_item, &dev->frmr_live);
+		mutex_unlock(&dev->frmr_lock);
+		rds_rdma_stat_inc(class ? RDS_RDMA_STAT_MR_1M_REUSED :
+				  RDS_RDMA_STAT_MR_8K_REUSED);
+		return f;
+	}
+	if (dev->frmr_count[class] >= rds_rdma_frmr_cap[class]) {
+		mutex_unlock(&dev->frmr_lock);
+		rds_rdma_stat_inc(class ? RDS_RDMA_STAT_MR_1M_POOL_DEPLETED :
+				  RDS_RDMA_STAT_MR_8K_POOL_DEPLETED);
+		return ERR_PTR(-ENOMEM);
+	}
+	dev->frmr_count[class]++;
+	mutex_unlock(&dev->frmr_lock);
+
+	f = kzalloc(struct_size(f, f_sg, pages), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		goto err;
+	f->f_mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, pages);
+	if (IS_ERR(f->f_mr)) {
+		ret = PTR_ERR(f->f_mr);
+		kfree(f);
+		goto err;
+	}
+	f->f_class = class;
+	f->f_cqe.done = rds_rdma_frmr_wr_done;
+	/* The key's low byte starts anywhere. */
+	ib_update_fast_reg_key(f->f_mr, get_random_u8());
+	refcount_inc(&dev->refs);
+	f->f_dev = dev;
+	mutex_lock(&dev->frmr_lock);
+	list_add(&f->f_item, &dev->frmr_live);
+	mutex_unlock(&dev->frmr_lock);
+	rds_rdma_stat_inc(class ? RDS_RDMA_STAT_MR_1M_ALLOC :
+			  RDS_RDMA_STAT_MR_8K_ALLOC);
+	return f;
+
+err:
+	mutex_lock(&dev->frmr_lock);
+	dev->frmr_count[class]--;
+	mutex_unlock(&dev->frmr_lock);
+	return ERR_PTR(ret);
+}
+
+/* Back to the pool, or gone if the device took its region away. */
+static void rds_rdma_frmr_put(struct rds_rdma_frmr *f, bool reuse)
+{
+	struct rds_rdma_dev *dev = f->f_dev;
+
+	mutex_lock(&dev->frmr_lock);
+	if (reuse && f->f_mr && !dev->dead) {
+		list_move(&f->f_item, &dev->frmr_free[f->f_class]);
+		mutex_unlock(&dev->frmr_lock);
+		return;
+	}
+	list_del(&f->f_item);
+	dev->frmr_count[f->f_class]--;
+	mutex_unlock(&dev->frmr_lock);
+	rds_rdma_frmr_destroy(f);
+}
+
+/* Post @wr (REG_MR or LOCAL_INV of @f) on the registration queue pair
+ * and wait for it. dev->reg_rwsem is held for read.
+ */
+static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
+			      struct rds_rdma_frmr *f, struct ib_send_wr *wr)
+{
+	int ret;
+
+	wr->wr_cqe = &f->f_cqe;
+	wr->send_flags = IB_SEND_SIGNALED;
+	init_completion(&f->f_done);
+	if (down_interruptible(&dev->reg_slots))
+		return -EINTR;
+	ret = rds_rdma_regqp_post(dev->regqp, wr);
+	if (!ret) {
+		/* The device completes it, or a flush does. */
+		wait_for_completion(&f->f_done);
+		if (f->f_status != IB_WC_SUCCESS) {
+			rds_rdma_regqp_set_broken(dev->regqp);
+			ret = -EIO;
+		}
+	}
+	up(&dev->reg_slots);
+	return ret;
+}
+
+/* A working registration queue pair on @dev, made on first use. */
+static int rds_rdma_regqp_ready(struct rds_rdma_dev *dev, struct net *net,
+				const struct in6_addr *laddr)
+{
+	struct rds_rdma_regqp *rq;
+
+	rq = READ_ONCE(dev->regqp);
+	if (rq && !rds_rdma_regqp_broken(rq))
+		return 0;
+	mutex_lock(&dev->regqp_mutex);
+	if (dev->regqp && rds_rdma_regqp_broken(dev->regqp)) {
+		/* Others may still wait on it: swap it under the write
+		 * lock (we hold the read lock, so give it up first).
+		 */
+		mutex_unlock(&dev->regqp_mutex);
+		return -EAGAIN;
+	}
+	if (!dev->regqp) {
+		rq = rds_rdma_regqp_create(dev, net, laddr);
+		if (IS_ERR(rq)) {
+			mutex_unlock(&dev->regqp_mutex);
+			return PTR_ERR(rq);
+		}
+		WRITE_ONCE(dev->regqp, rq);
+	}
+	mutex_unlock(&dev->regqp_mutex);
+	return 0;
+}
+
+/* Replace a broken registration queue pair; nobody uses it meanwhile. */
+static void rds_rdma_regqp_reset(struct rds_rdma_dev *dev)
+{
+	struct rds_rdma_regqp *rq = NULL;
+
+	down_write(&dev->reg_rwsem);
+	mutex_lock(&dev->regqp_mutex);
+	if (dev->regqp && rds_rdma_regqp_broken(dev->regqp)) {
+		rq = dev->regqp;
+		dev->regqp = NULL;
+	}
+	mutex_unlock(&dev->regqp_mutex);
+	up_write(&dev->reg_rwsem);
+	rds_rdma_regqp_free(rq);
+}
+
+static int rds_rdma_frmr_map(struct rds_rdma_dev *dev, struct rds_rdma_frmr *f,
+			     struct rds_mr *mr)
+{
+	struct ib_device *ibdev = dev->ibdev;
+	u32 off = mr->r_offset, left = mr->r_len;
+	unsigned int i;
+	int n;
+
+	sg_init_table(f->f_sg, mr->r_npages);
+	for (i = 0; i < mr->r_npages; i++) {
+		u32 len = min_t(u32, left, PAGE_SIZE - off);
+
+		sg_set_page(&f->f_sg[i], mr->r_pages[i], len, off);
+		left -= len;
+		off = 0;
+	}
+	n = ib_dma_map_sg(ibdev, f->f_sg, mr->r_npages, DMA_BIDIRECTIONAL);
+	if (!n)
+		return -ENOMEM;
+	f->f_nents = mr->r_npages;
+	if (ib_map_mr_sg(f->f_mr, f->f_sg, n, NULL, PAGE_SIZE) != n) {
+		ib_dma_unmap_sg(ibdev, f->f_sg, f->f_nents, DMA_BIDIRECTIONAL);
+		f->f_nents = 0;
+		return -EINVAL;
+	}
+	/* Peers address the region from the start of its first page. */
+	f->f_mr->iova = mr->r_offset;
+	return 0;
+}
+
+static void rds_rdma_frmr_unmap(struct rds_rdma_frmr *f)
+{
+	if (f->f_nents && f->f_mr)
+		ib_dma_unmap_sg(f->f_dev->ibdev, f->f_sg, f->f_nents,
+				DMA_BIDIRECTIONAL);
+	f->f_nents = 0;
+}
+
+/* Register @mr on @dev; dev->reg_rwsem held for read. */
+static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
+				  struct rds_rdma_frmr *f, int access)
+{
+	struct ib_reg_wr wr = {};
+	u8 key = f->f_mr->rkey & 0xff;
+	int ret;
+
+	ret = rds_rdma_frmr_map(dev, f, mr);
+	if (ret)
+		return ret;
+	/* A new generation: never the key the last user had. */
+	ib_update_fast_reg_key(f->f_mr, key + 1 + get_random_u32() % 255);
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.mr = f->f_mr;
+	wr.key = f->f_mr->rkey;
+	wr.access = access;
+	ret = rds_rdma_frmr_post(dev, f, &wr.wr);
+	if (ret)
+		rds_rdma_frmr_unmap(f);
+	return ret;
+}
+
+/**
+ * rds_rdma_mr_register - the transport's mr_register op
+ * @mr: the region, pinned
+ * @net: namespace of @laddr
+ * @laddr: the registering socket's address (picks the device)
+ * @kg: unused: the key is the device region's
+ *
+ * Context: process context, may sleep.
+ */
+int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
+			 const struct in6_addr *laddr, struct rds_mr_keygen *kg)
+{
+	const struct rds_rdma_flavor *fl = rds_rdma_flavor_of_trans(mr->r_trans);
+	unsigned int class = mr->r_npages > rds_rdma_frmr_pages[0];
+	struct rds_rdma_frmr *f;
+	struct rds_rdma_dev *dev;
+	int access, ret, tries = 0;
+
+	dev = rds_rdma_dev_by_addr(net, laddr, fl->node_type);
+	if (!dev)
+		return -ENODEV;
+	if (mr->r_npages > rds_rdma_frmr_max_pages(dev, class)) {
+		rds_rdma_dev_struct_put(dev);
+		return -EMSGSIZE;
+	}
+	access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		 IB_ACCESS_REMOTE_WRITE;
+	if (fl->atomics)
+		access |= IB_ACCESS_REMOTE_ATOMIC;
+again:
+	down_read(&dev->reg_rwsem);
+	if (dev->dead) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = rds_rdma_regqp_ready(dev, net, laddr);
+	if (ret)
+		goto out;
+	f = rds_rdma_frmr_get(dev, class);
+	if (IS_ERR(f)) {
+		ret = PTR_ERR(f);
+		goto out;
+	}
+	ret = rds_rdma_frmr_register(dev, mr, f, access);
+	if (ret) {
+		rds_rdma_frmr_put(f, false);
+		goto out;
+	}
+	mr->r_key = f->f_mr->rkey;
+	mr->r_tdata = f;
+out:
+	up_read(&dev->reg_rwsem);
+	if ((ret == -EAGAIN || ret == -EIO) && ++tries < 3) {
+		rds_rdma_regqp_reset(dev);
+		goto again;
+	}
+	rds_rdma_dev_struct_put(dev);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_mr_register);
+
+/**
+ * rds_rdma_mr_free - the transport's mr_free op
+ * @mr: a region rds_rdma_mr_register() registered
+ *
+ * Returns once the device has invalidated the region (or the device is
+ * gone and took it along): no peer reaches the pages any more.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_rdma_mr_free(struct rds_mr *mr)
+{
+	struct rds_rdma_frmr *f = mr->r_tdata;
+	struct rds_rdma_dev *dev = f->f_dev;
+	struct ib_send_wr wr = {};
+	int ret = -ENODEV;
+
+	down_read(&dev->reg_rwsem);
+	if (f->f_mr && !dev->dead && dev->regqp) {
+		wr.opcode = IB_WR_LOCAL_INV;
+		wr.ex.invalidate_rkey = f->f_mr->rkey;
+		ret = rds_rdma_frmr_post(dev, f, &wr);
+	}
+	if (ret && f->f_mr) {
+		/* Not invalidated: destroying the region is as good. */
+		rds_rdma_frmr_unmap(f);
+		ib_dereg_mr(f->f_mr);
+		f->f_mr = NULL;
+	}
+	rds_rdma_frmr_unmap(f);
+	up_read(&dev->reg_rwsem);
+	rds_rdma_stat_inc(f->f_class ? RDS_RDMA_STAT_MR_1M_FREE :
+			  RDS_RDMA_STAT_MR_8K_FREE);
+	rds_rdma_frmr_put(f, !ret);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_mr_free);
+
+/**
+ * rds_rdma_mr_dev_remove - the device goes: take every region away
+ * @dev: the device, dead, with no connection left
+ *
+ * Live regions are destroyed (their owners' rds_rdma_mr_free() finds
+ * them gone), free ones freed, the registration queue pair torn down.
+ *
+ * Context: process context (the ib_client's remove).
+ */
+void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev)
+{
+	struct rds_rdma_frmr *f, *tmp;
+	unsigned int c;
+	LIST_HEAD(gone);
+
+	down_write(&dev->reg_rwsem);
+	rds_rdma_regqp_free(dev->regqp);
+	dev->regqp = NULL;
+	mutex_lock(&dev->frmr_lock);
+	list_for_each_entry(f, &dev->frmr_live, f_item) {
+		rds_rdma_frmr_unmap(f);
+		ib_dereg_mr(f->f_mr);
+		f->f_mr = NULL;
+	}
+	for (c = 0; c < RDS_RDMA_FRMR_CLASSES; c++)
+		list_splice_init(&dev->frmr_free[c], &gone);
+	mutex_unlock(&dev->frmr_lock);
+	up_write(&dev->reg_rwsem);
+	list_for_each_entry_safe(f, tmp, &gone, f_item) {
+		list_del(&f->f_item);
+		mutex_lock(&dev->frmr_lock);
+		dev->frmr_count[f->f_class]--;
+		mutex_unlock(&dev->frmr_lock);
+		rds_rdma_frmr_destroy(f);
+	}
+}

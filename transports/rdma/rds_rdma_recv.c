@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive side: a ring of receives, each a 48-byte header slot and
+ * one page, so any RDS 3.1 sender's fragments fit (Linux's included).
+ * Fragments are checked against their message's first header and their
+ * pages handed to the message without a copy; the ring gets fresh pages.
+ *
+ * A receiver far over its budget refuses a message (-ENOBUFS): it and
+ * whatever completes after it wait, in order, on a backlog, and no
+ * receive is posted until the backlog drains, so the peer's sends wait
+ * in RNR retries (infinite, as Linux sets them) instead of being lost.
+ * Nothing on the backlog is acked before it is delivered.
+ */
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include "rds_rdma.h"
+
+/* How soon a refused message or a failed refill is retried. */
+#define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
+
+/* Messages up to this size are copied out of the ring's page. */
+#define RDS_RDMA_RX_COPY_MAX	1024
+
+/* How long an ack nobody asked for waits for a message to ride on. */
+#define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(2)
+
+static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
+{
+	return ic->i_dev->ibdev;
+}
+
+static u32 rds_rdma_recv_next(struct rds_rdma_conn *ic, u32 slot)
+{
+	return slot + 1 == ic->i_recv_ring ? 0 : slot + 1;
+}
+
+/* Give an empty slot a mapped page. */
+static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
+			      struct rds_rdma_recv *r, struct page *page)
+{
+	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	u64 dma;
+
+	dma = ib_dma_map_page(ibdev, page, 0, RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dma))
+		return -ENOMEM;
+	r->r_page = page;
+	r->r_page_dma = dma;
+	r->r_sge[1].addr = dma;
+	return 0;
+}
+
+/* Post every slot that is not posted, unless the backlog holds the ring
+ * back. Slots without a page get one (@gfp), else the worker retries.
+ */
+static void rds_rdma_recv_post_locked(struct rds_connection *conn,
+				      struct rds_rdma_conn *ic, gfp_t gfp)
+{
+	lockdep_assert_held(&ic->i_rx_lock);
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) ||
+	    !list_empty(&ic->i_rx_backlog))
+		return;
+	while (ic->i_recv_posted < ic->i_recv_ring) {
+		struct rds_rdma_recv *r = &ic->i_recvs[ic->i_recv_post];
+		struct page *page;
+
+		if (r->r_page) {
+			/* Kept (its data was copied): the device's again. */
+			ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
+						      r->r_page_dma,
+						      RDS_FRAG_SIZE,
+						      DMA_FROM_DEVICE);
+		} else {
+			page = alloc_page(gfp);
+			if (!page || rds_rdma_recv_page(ic, r, page)) {
+				if (page)
+					__free_page(page);
+				rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
+				queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
+						   RDS_RDMA_RX_RETRY);
+				return;
+			}
+		}
+		ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
+					      r->r_sge[0].addr,
+					      sizeof(struct rds_header),
+					      DMA_FROM_DEVICE);
+		if (ib_post_recv(ic->i_qp, &r->r_wr, NULL)) {
+			rds_conn_drop(conn);
+			return;
+		}
+		ic->i_recv_post = rds_rdma_recv_next(ic, ic->i_recv_post);
+		ic->i_recv_posted++;
+	}
+}
+
+/**
+ * rds_rdma_recv_fill - post the whole receive ring of a new queue pair
+ * @conn: the connection
+ *
+ * Before the connection is accepted or requested, so the peer's first
+ * SENDs find buffers (Linux posts later and lets them RNR-retry).
+ */
+void rds_rdma_recv_fill(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	spin_lock_bh(&ic->i_rx_lock);
+	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
+{
+	unsigned int i;
+
+	for (i = 0; i < inc->ii_got; i++)
+		if (inc->ii_pages[i])
+			__free_page(inc->ii_pages[i]);
+	kfree(inc);
+}
+
+/* Offer @inc to the core; false if the receiver refused it. */
+static bool rds_rdma_deliver(struct rds_connection *conn,
+			     struct rds_rdma_conn *ic,
+			     struct rds_rdma_incoming *inc)
+{
+	if (rds_recv_incoming(conn, &inc->ii_inc) == -ENOBUFS)
+		return false;
+	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+	else if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		queue_delayed_work(rds_rdma_wq, &ic->i_ack_w,
+				   RDS_RDMA_ACK_DELAY);
+	rds_inc_put(&inc->ii_inc);
+	return true;
+}
+
+/* A complete message: to the core, or behind what waits already. */
+static void rds_rdma_recv_complete(struct rds_connection *conn,
+				   struct rds_rdma_conn *ic,
+				   struct rds_rdma_incoming *inc)
+{
+	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
+	if (list_empty(&ic->i_rx_backlog) && rds_rdma_deliver(conn, ic, inc))
+		return;
+	list_add_tail(&inc->ii_item, &ic->i_rx_backlog);
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BACKLOG);
+	queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, RDS_RDMA_RX_RETRY);
+}
+
+/* A fragment that does not belong where it claims: the stream is lost. */
+static void rds_rdma_recv_bad(struct rds_connection *conn, const char *why)
+{
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BAD_FRAGMENT);
+	net_warn_ratelimited("rds: %s: %s from %pI6c, dropping the connection\n",
+			     conn->c_trans->name, why, &conn->c_faddr);
+	rds_conn_drop(conn);
+}
+
+/* Take in the fragment that landed in slot @r (@len bytes in all). */
+static void rds_rdma_recv_one(struct rds_connection *conn,
+			      struct rds_rdma_conn *ic, struct rds_rdma_recv *r,
+			      u32 len)
+{
+	u32 slot = r - ic->i_recvs, data_len, msg_len, want, copy;
+	struct rds_rdma_incoming *inc = ic->i_rx_inc;
+	struct rds_header hdr;
+	unsigned int nfrags;
+	int err;
+
+	if (len < sizeof(hdr)) {
+		rds_rdma_recv_bad(conn, "short frame");
+		return;
+	}
+	data_len = len - sizeof(hdr);
+	ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_sge[0].addr,
+				   sizeof(hdr), DMA_FROM_DEVICE);
+	memcpy(&hdr, &ic->i_recv_hdrs[slot], sizeof(hdr));
+	if (!rds_hdr_csum_ok(&hdr)) {
+		rds_recv_bad_header(conn, -EBADMSG);
+		return;
+	}
+	rds_rdma_peer_acked(conn, be64_to_cpu(hdr.h_ack));
+
+	/* Ports 0/0 and nothing else: an ack (or a heartbeat we ignore). */
+	if (!inc && !hdr.h_sport && !hdr.h_dport && !data_len) {
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_RECEIVED);
+		return;
+	}
+
+	if (!inc) {
+		err = rds_hdr_check(&hdr);
+		if (err) {
+			rds_recv_bad_header(conn, err);
+			return;
+		}
+		msg_len = be32_to_cpu(hdr.h_len);
+		nfrags = max(1U, DIV_ROUND_UP(msg_len, RDS_FRAG_SIZE));
+		/* A small message is copied out and the page stays in the
+		 * ring: no page to allocate, map and free per message.
+		 */
+		copy = msg_len <= RDS_RDMA_RX_COPY_MAX ? msg_len : 0;
+		inc = kzalloc(struct_size(inc, ii_pages, nfrags) + copy,
+			      GFP_ATOMIC);
+		if (!inc) {
+			/* Unacked: it comes again after the reconnect. */
+			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
+			rds_conn_drop(conn);
+			return;
+		}
+		INIT_LIST_HEAD(&inc->ii_item);
+		if (copy)
+			inc->ii_copy = (u8 *)&inc->ii_pages[nfrags];
+		inc->ii_nfrags = nfrags;
+		inc->ii_inc.i_hdr = hdr;
+		ic->i_rx_hdr = hdr;
+		ic->i_rx_inc = inc;
+	} else if (hdr.h_sequence != ic->i_rx_hdr.h_sequence ||
+		   hdr.h_len != ic->i_rx_hdr.h_len ||
+		   hdr.h_sport != ic->i_rx_hdr.h_sport ||
+		   hdr.h_dport != ic->i_rx_hdr.h_dport) {
+		rds_rdma_recv_bad(conn, "fragment of another message");
+		return;
+	}
+
+	msg_len = be32_to_cpu(ic->i_rx_hdr.h_len);
+	want = min_t(u32, msg_len - inc->ii_got * RDS_FRAG_SIZE, RDS_FRAG_SIZE);
+	if (data_len != want) {
+		rds_rdma_recv_bad(conn, "fragment of the wrong size");
+		return;
+	}
+	if (data_len && inc->ii_copy) {
+		ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_page_dma,
+					   data_len, DMA_FROM_DEVICE);
+		memcpy(inc->ii_copy, page_address(r->r_page), data_len);
+	} else if (data_len) {
+		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
+				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+		inc->ii_pages[inc->ii_got] = r->r_page;
+		r->r_page = NULL;
+	}
+	inc->ii_got++;
+	if (inc->ii_got < inc->ii_nfrags)
+		return;
+	ic->i_rx_inc = NULL;
+	rds_rdma_recv_complete(conn, ic, inc);
+}
+
+static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_rdma_recv *r = container_of(wc->wr_cqe, struct rds_rdma_recv,
+					       r_cqe);
+	struct rds_rdma_conn *ic = cq->cq_context;
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_CQ_EVENT);
+	spin_lock(&ic->i_rx_lock);
+	/* Receives complete in order: this is the oldest posted slot. */
+	WARN_ON_ONCE(r != &ic->i_recvs[ic->i_recv_next]);
+	ic->i_recv_next = rds_rdma_recv_next(ic, ic->i_recv_next);
+	ic->i_recv_posted--;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			net_warn_ratelimited("rds: %s: receive from %pI6c failed: %s\n",
+					     conn->c_trans->name, &conn->c_faddr,
+					     ib_wc_status_msg(wc->status));
+			rds_conn_drop(conn);
+		}
+		spin_unlock(&ic->i_rx_lock);
+		return;
+	}
+	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		rds_rdma_recv_one(conn, ic, r, wc->byte_len);
+	if (!ic->i_recv_posted)
+		rds_rdma_stat_inc(RDS_RDMA_STAT_RX_RING_EMPTY);
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_CQ);
+	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	rds_rdma_send_ack(conn);
+	spin_unlock(&ic->i_rx_lock);
+}
+
+/**
+ * rds_rdma_recv_worker - deliver the backlog, refill the ring
+ * @work: the connection's i_rx_w
+ *
+ * Context: process context.
+ */
+void rds_rdma_recv_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
+						struct rds_rdma_conn, i_rx_w);
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	struct rds_rdma_incoming *inc;
+
+	spin_lock_bh(&ic->i_rx_lock);
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		goto out;
+	while ((inc = list_first_entry_or_null(&ic->i_rx_backlog,
+					       struct rds_rdma_incoming,
+					       ii_item))) {
+		list_del_init(&inc->ii_item);
+		if (!rds_rdma_deliver(conn, ic, inc)) {
+			list_add(&inc->ii_item, &ic->i_rx_backlog);
+			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
+					   RDS_RDMA_RX_RETRY);
+			goto out;
+		}
+	}
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_THREAD);
+	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	rds_rdma_send_ack(conn);
+out:
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
+{
+	struct rds_rdma_incoming *ii = container_of(inc, struct rds_rdma_incoming,
+						    ii_inc);
+	u32 left = be32_to_cpu(inc->i_hdr.h_len);
+	unsigned int i;
+	size_t copied = 0;
+
+	if (ii->ii_copy) {
+		size_t n = min_t(size_t, left, iov_iter_count(to));
+
+		copied = n ? copy_to_iter(ii->ii_copy, n, to) : 0;
+		return copied == n || copied ? copied : -EFAULT;
+	}
+	for (i = 0; i < ii->ii_got && left && iov_iter_count(to); i++) {
+		size_t n = min_t(size_t, left, RDS_FRAG_SIZE);
+		size_t got = copy_page_to_iter(ii->ii_pages[i], 0, n, to);
+
+		copied += got;
+		if (got != n)
+			return copied ? copied : -EFAULT;
+		left -= n;
+	}
+	return copied;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_inc_copy_to_user);
+
+void rds_rdma_inc_free(struct rds_incoming *inc)
+{
+	rds_rdma_inc_release(container_of(inc, struct rds_rdma_incoming,
+					  ii_inc));
+}
+EXPORT_SYMBOL_GPL(rds_rdma_inc_free);
+
+/**
+ * rds_rdma_recv_ring_init - allocate the receive ring of a new queue pair
+ * @ic: the connection; i_dev and i_recv_ring are set
+ *
+ * Every slot gets its page here, where we may sleep.
+ */
+int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
+{
+	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	u32 lkey = ic->i_dev->pd->local_dma_lkey;
+	size_t hdrs = ic->i_recv_ring * sizeof(struct rds_header);
+	u32 i;
+
+	ic->i_recvs = kvcalloc(ic->i_recv_ring, sizeof(*ic->i_recvs),
+			       GFP_KERNEL);
+	if (!ic->i_recvs)
+		return -ENOMEM;
+	ic->i_recv_hdrs = kzalloc(hdrs, GFP_KERNEL);
+	if (!ic->i_recv_hdrs)
+		goto err;
+	ic->i_recv_hdrs_dma = ib_dma_map_single(ibdev, ic->i_recv_hdrs, hdrs,
+						DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, ic->i_recv_hdrs_dma)) {
+		kfree(ic->i_recv_hdrs);
+		ic->i_recv_hdrs = NULL;
+		goto err;
+	}
+	for (i = 0; i < ic->i_recv_ring; i++) {
+		struct rds_rdma_recv *r = &ic->i_recvs[i];
+		struct page *page;
+
+		r->r_cqe.done = rds_rdma_recv_done;
+		r->r_wr.wr_cqe = &r->r_cqe;
+		r->r_wr.sg_list = r->r_sge;
+		r->r_wr.num_sge = 2;
+		r->r_sge[0].addr = ic->i_recv_hdrs_dma +
+				   i * sizeof(struct rds_header);
+		r->r_sge[0].length = sizeof(struct rds_header);
+		r->r_sge[0].lkey = lkey;
+		r->r_sge[1].length = RDS_FRAG_SIZE;
+		r->r_sge[1].lkey = lkey;
+		page = alloc_page(GFP_KERNEL | __GFP_ACCOUNT);
+		if (!page || rds_rdma_recv_page(ic, r, page)) {
+			if (page)
+				__free_page(page);
+			rds_rdma_recv_ring_free(ic);
+			return -ENOMEM;
+		}
+	}
+	ic->i_recv_next = 0;
+	ic->i_recv_post = 0;
+	ic->i_recv_posted = 0;
+	return 0;
+err:
+	kvfree(ic->i_recvs);
+	ic->i_recvs = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * rds_rdma_recv_ring_free - release the receive side after the drain
+ * @ic: the connection; nothing is posted any more
+ *
+ * A message half received or waiting on the backlog was never acked:
+ * the peer sends it again after the reconnect.
+ */
+void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
+{
+	struct rds_rdma_incoming *inc, *tmp;
+	u32 i;
+
+	if (ic->i_rx_inc) {
+		rds_rdma_inc_release(ic->i_rx_inc);
+		ic->i_rx_inc = NULL;
+	}
+	list_for_each_entry_safe(inc, tmp, &ic->i_rx_backlog, ii_item) {
+		list_del_init(&inc->ii_item);
+		rds_inc_put(&inc->ii_inc);
+	}
+	if (!ic->i_recvs)
+		return;
+	for (i = 0; i < ic->i_recv_ring; i++) {
+		struct rds_rdma_recv *r = &ic->i_recvs[i];
+
+		if (!r->r_page)
+			continue;
+		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
+				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+		__free_page(r->r_page);
+		r->r_page = NULL;
+	}
+	if (ic->i_recv_hdrs) {
+		ib_dma_unmap_single(rds_rdma_ibdev(ic), ic->i_recv_hdrs_dma,
+				    ic->i_recv_ring * sizeof(struct rds_header),
+				    DMA_FROM_DEVICE);
+		kfree(ic->i_recv_hdrs);
+		ic->i_recv_hdrs = NULL;
+	}
+	kvfree(ic->i_recvs);
+	ic->i_recvs = NULL;
+}

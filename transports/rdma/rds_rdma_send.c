@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The send side: messages cut into RDS_FRAG_SIZE fragments, each a SEND
+ * of [48-byte header][data] from two SGEs, as Linux's receivers expect
+ * (their receive buffers are a header slot and one page). Every header
+ * carries our receive ack; the last fragment of a message is solicited
+ * (a Linux receiver arms its CQ for solicited events only) and signaled.
+ *
+ * The ring: slots are posted in order by the transmit loop (the core's
+ * transmit lock) and completed in order (RC); a signaled completion
+ * retires every slot up to its own. When the ring is full, xmit stops
+ * part-way and the completion that makes room kicks the transmit loop.
+ *
+ * Acks: a peer asks for one with RDS_FLAG_ACK_REQUIRED; the explicit ack
+ * is a header-only SEND from its own slot, one in flight at a time.
+ */
+#include <linux/slab.h>
+#include <net/rds/rdma.h>
+
+#include "rds_rdma.h"
+
+/* Ask for an ack at least every this many messages or bytes (Linux). */
+#define RDS_RDMA_ACK_EVERY_MSGS		8
+#define RDS_RDMA_ACK_EVERY_BYTES	(16U << 20)
+
+/**
+ * rds_rdma_ack_seq - the sequence we acknowledge to the peer
+ * @conn: the connection
+ *
+ * Everything up to the last message the core took from us: a message a
+ * full receiver refused is not acked until it is delivered.
+ */
+u64 rds_rdma_ack_seq(struct rds_connection *conn)
+{
+	u64 next = READ_ONCE(conn->c_next_rx_seq);
+
+	return next ? next - 1 : 0;
+}
+
+/**
+ * rds_rdma_peer_acked - the peer acknowledged up to @ack
+ * @conn: the connection
+ * @ack: from a header or the connection's private data
+ *
+ * Context: any.
+ */
+void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	if (ack == READ_ONCE(ic->i_peer_acked))
+		return;
+	WRITE_ONCE(ic->i_peer_acked, ack);
+	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_RECEIVED);
+	rds_send_drop_acked(conn, ack);
+}
+
+static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
+{
+	return ic->i_dev->ibdev;
+}
+
+static void rds_rdma_send_release(struct rds_rdma_conn *ic,
+				  struct rds_rdma_send *s)
+{
+	if (s->s_data_len) {
+		ib_dma_unmap_page(rds_rdma_ibdev(ic), s->s_data_dma,
+				  s->s_data_len, DMA_TO_DEVICE);
+		s->s_data_len = 0;
+	}
+	if (s->s_rm) {
+		rds_message_put(s->s_rm);
+		s->s_rm = NULL;
+	}
+}
+
+static void rds_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_rdma_send *s = container_of(wc->wr_cqe, struct rds_rdma_send,
+					       s_cqe);
+	struct rds_rdma_conn *ic = cq->cq_context;
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	u32 idx = s - ic->i_sends, t, n = 0;
+
+	rds_rdma_stat_inc(RDS_RDMA_STAT_TX_CQ_EVENT);
+	/* Completions come in posting order: this one retires every
+	 * unsignaled slot before it.
+	 */
+	do {
+		if (WARN_ON_ONCE(n >= (u32)atomic_read(&ic->i_send_used)))
+			break;
+		t = ic->i_send_tail;
+		rds_rdma_send_release(ic, &ic->i_sends[t]);
+		ic->i_send_tail = t + 1 == ic->i_send_ring ? 0 : t + 1;
+		n++;
+	} while (t != idx);
+	atomic_sub(n, &ic->i_send_used);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		net_warn_ratelimited("rds: %s: send to %pI6c failed: %s\n",
+				     conn->c_trans->name, &conn->c_faddr,
+				     ib_wc_status_msg(wc->status));
+		rds_conn_drop(conn);
+	}
+	/* Pairs with the barrier in rds_rdma_ring_full(). */
+	smp_mb__after_atomic();
+	if (test_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags) &&
+	    test_and_clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags))
+		rds_send_kick(conn);
+}
+
+static void rds_rdma_ack_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_rdma_conn *ic = cq->cq_context;
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+
+	clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rds_conn_drop(conn);
+		return;
+	}
+	/* An ack asked for while this one was in flight. */
+	if (test_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags)) {
+		spin_lock(&ic->i_rx_lock);
+		rds_rdma_send_ack(conn);
+		spin_unlock(&ic->i_rx_lock);
+	}
+}
+
+/**
+ * rds_rdma_send_ack - send an explicit ack if one is wanted
+ * @conn: the connection
+ *
+ * Context: softirq or process context, under i_rx_lock (which orders
+ * the post against shutdown draining the queue pair).
+ */
+void rds_rdma_send_ack(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rds_header *hdr = &ic->i_send_hdrs[ic->i_send_ring];
+	u64 ack;
+	int ret;
+
+	lockdep_assert_held(&ic->i_rx_lock);
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) ||
+	    !test_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags))
+		return;
+	if (test_and_set_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags)) {
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_DELAYED);
+		return;
+	}
+	clear_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+
+	memset(hdr, 0, sizeof(*hdr));
+	ack = rds_rdma_ack_seq(conn);
+	hdr->h_ack = cpu_to_be64(ack);
+	WRITE_ONCE(ic->i_ack_sent, ack);
+	rds_hdr_csum_set(hdr);
+	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), ic->i_ack_sge.addr,
+				      sizeof(*hdr), DMA_TO_DEVICE);
+	ret = ib_post_send(ic->i_qp, &ic->i_ack_wr, NULL);
+	if (ret) {
+		clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_FAILURE);
+		rds_conn_drop(conn);
+		return;
+	}
+	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
+}
+
+/**
+ * rds_rdma_ack_worker - ack what arrived without a request for an ack
+ * @work: the connection's i_ack_w
+ *
+ * A peer that asks only every few messages (Linux: 8) would otherwise
+ * keep its last ones, and their senders' budget, until it sends more.
+ * Nothing is sent if an ack went out meanwhile, alone or on a message.
+ *
+ * Context: process context.
+ */
+void rds_rdma_ack_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
+						struct rds_rdma_conn, i_ack_w);
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+
+	spin_lock_bh(&ic->i_rx_lock);
+	if (rds_rdma_ack_seq(conn) != READ_ONCE(ic->i_ack_sent)) {
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+		rds_rdma_send_ack(conn);
+	}
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+/* Should the message starting now ask the peer for an ack? */
+static bool rds_rdma_want_ack(struct rds_rdma_conn *ic, struct rds_message *rm)
+{
+	u8 flags = rm->m_hdr.h_flags;
+
+	/* A congestion map is never acked: its flags are exactly 0x01. */
+	if (flags & RDS_FLAG_CONG_BITMAP)
+		return false;
+	ic->i_unacked_msgs++;
+	ic->i_unacked_bytes += rm->m_len;
+	if ((flags & (RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED)) ||
+	    ic->i_unacked_msgs >= RDS_RDMA_ACK_EVERY_MSGS ||
+	    ic->i_unacked_bytes >= RDS_RDMA_ACK_EVERY_BYTES ||
+	    atomic_read(&ic->i_send_used) > ic->i_send_ring / 2) {
+		ic->i_unacked_msgs = 0;
+		ic->i_unacked_bytes = 0;
+		return true;
+	}
+	return false;
+}
+
+/* The ring is full: arrange to be kicked, unless room came meanwhile. */
+static bool rds_rdma_ring_full(struct rds_rdma_conn *ic)
+{
+	if (atomic_read(&ic->i_send_used) < ic->i_send_ring)
+		return false;
+	set_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags);
+	/* Set the bit before looking again; the completion frees slots
+	 * before looking at the bit.
+	 */
+	smp_mb__after_atomic();
+	if (atomic_read(&ic->i_send_used) < ic->i_send_ring) {
+		clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags);
+		return false;
+	}
+	rds_rdma_stat_inc(RDS_RDMA_STAT_TX_RING_FULL);
+	return true;
+}
+
+/* Post fragment @frag of @nfrags of @rm in the next slot. */
+static int rds_rdma_post_frag(struct rds_connection *conn,
+			      struct rds_rdma_conn *ic, struct rds_message *rm,
+			      unsigned int frag, unsigned int nfrags)
+{
+	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	u32 slot = ic->i_send_head;
+	struct rds_rdma_send *s = &ic->i_sends[slot];
+	struct rds_header *hdr = &ic->i_send_hdrs[slot];
+	bool last = frag + 1 == nfrags;
+	int flags = 0, ret;
+	u64 ack;
+
+	*hdr = rm->m_hdr;
+	ack = rds_rdma_ack_seq(conn);
+	hdr->h_ack = cpu_to_be64(ack);
+	if (ack != READ_ONCE(ic->i_ack_sent)) {
+		WRITE_ONCE(ic->i_ack_sent, ack);
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_PIGGYBACKED);
+	}
+	hdr->h_credit = 0;
+	if (ic->i_xmit_ackreq)
+		hdr->h_flags |= RDS_FLAG_ACK_REQUIRED;
+	rds_hdr_csum_set(hdr);
+	ib_dma_sync_single_for_device(ibdev, s->s_sge[0].addr, sizeof(*hdr),
+				      DMA_TO_DEVICE);
+
+	s->s_wr.num_sge = 1;
+	if (rm->m_len) {
+		/* One entry per fragment, or one inline entry (message.c). */
+		struct scatterlist *sg = &rm->m_sg[rm->m_nents > 1 ? frag : 0];
+
+		if (WARN_ON_ONCE(frag >= rm->m_nents ||
+				 sg->length > RDS_FRAG_SIZE))
+			return -EINVAL;
+		s->s_data_dma = ib_dma_map_page(ibdev, sg_page(sg), sg->offset,
+						sg->length, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, s->s_data_dma)) {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_TX_SG_MAPPING_FAILURE);
+			return -ENOMEM;
+		}
+		s->s_data_len = sg->length;
+		s->s_sge[1].addr = s->s_data_dma;
+		s->s_sge[1].length = sg->length;
+		s->s_wr.num_sge = 2;
+	}
+
+	/* The last fragment wakes the peer (solicited). Completions are
+	 * asked for every max_unsignaled_wr sends, as Linux does (each one
+	 * retires the slots before it), whenever the ring fills (a stalled
+	 * ring always has one coming), and at the end of a burst, so no
+	 * message is held once the connection goes quiet.
+	 */
+	if (last)
+		flags = IB_SEND_SOLICITED;
+	if (++ic->i_send_unsignaled >= READ_ONCE(rds_rdma_sysctl_max_unsignaled_wr) ||
+	    atomic_read(&ic->i_send_used) + 1 >= ic->i_send_ring ||
+	    (last && list_empty_careful(&conn->c_send_queue)))
+		flags |= IB_SEND_SIGNALED;
+	if (flags & IB_SEND_SIGNALED)
+		ic->i_send_unsignaled = 0;
+	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. */
+	if (!frag && rm->m_rdma && rm->m_rdma->op_fence)
+		flags |= IB_SEND_FENCE;
+	s->s_wr.send_flags = flags;
+	s->s_wr.next = NULL;
+
+	rds_message_get(rm);
+	s->s_rm = rm;
+	atomic_inc(&ic->i_send_used);
+	ic->i_send_head = slot + 1 == ic->i_send_ring ? 0 : slot + 1;
+	ret = ib_post_send(ic->i_qp, &s->s_wr, NULL);
+	if (ret) {
+		ic->i_send_head = slot;
+		atomic_dec(&ic->i_send_used);
+		rds_rdma_send_release(ic, s);
+	}
+	return ret;
+}
+
+/**
+ * rds_rdma_xmit - the transport's xmit op
+ * @conn: the connection
+ * @rm: the message
+ * @pos: the next fragment to post
+ *
+ * Context: process context, the core's transmit lock held.
+ * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
+ * (the completion that makes room kicks), -ENOMEM, or another error that
+ * drops the connection.
+ */
+int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
+		  unsigned int *pos)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	unsigned int nfrags = max(1U, DIV_ROUND_UP(rm->m_len, RDS_FRAG_SIZE));
+	int ret;
+
+	if (*pos == 0) {
+		/* A silent RDMA with nothing to say: no SEND wakes the peer,
+		 * as with Linux. The peer's ack of a later message retires
+		 * it (the peer never sees its sequence number).
+		 */
+		if (rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
+		    !rm->m_rdma_cookie)
+			return 0;
+		ic->i_xmit_ackreq = rds_rdma_want_ack(ic, rm);
+	}
+	while (*pos < nfrags) {
+		if (rds_rdma_ring_full(ic))
+			return -EAGAIN;
+		ret = rds_rdma_post_frag(conn, ic, rm, *pos, nfrags);
+		if (ret)
+			return ret;
+		(*pos)++;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_xmit);
+
+/**
+ * rds_rdma_send_ring_init - allocate the send ring of a new queue pair
+ * @ic: the connection; i_dev and i_send_ring are set
+ *
+ * Context: process context.
+ */
+int rds_rdma_send_ring_init(struct rds_rdma_conn *ic)
+{
+	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	u32 lkey = ic->i_dev->pd->local_dma_lkey;
+	size_t hdrs = (ic->i_send_ring + 1) * sizeof(struct rds_header);
+	u32 i;
+
+	ic->i_sends = kvcalloc(ic->i_send_ring, sizeof(*ic->i_sends),
+			       GFP_KERNEL);
+	if (!ic->i_sends)
+		return -ENOMEM;
+	ic->i_send_hdrs = kzalloc(hdrs, GFP_KERNEL);
+	if (!ic->i_send_hdrs)
+		goto err_sends;
+	ic->i_send_hdrs_dma = ib_dma_map_single(ibdev, ic->i_send_hdrs, hdrs,
+						DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, ic->i_send_hdrs_dma))
+		goto err_hdrs;
+
+	for (i = 0; i < ic->i_send_ring; i++) {
+		struct rds_rdma_send *s = &ic->i_sends[i];
+
+		s->s_cqe.done = rds_rdma_send_done;
+		s->s_wr.wr_cqe = &s->s_cqe;
+		s->s_wr.sg_list = s->s_sge;
+		s->s_wr.opcode = IB_WR_SEND;
+		s->s_sge[0].addr = ic->i_send_hdrs_dma +
+				   i * sizeof(struct rds_header);
+		s->s_sge[0].length = sizeof(struct rds_header);
+		s->s_sge[0].lkey = lkey;
+		s->s_sge[1].lkey = lkey;
+	}
+	ic->i_ack_cqe.done = rds_rdma_ack_done;
+	ic->i_ack_sge.addr = ic->i_send_hdrs_dma +
+			     ic->i_send_ring * sizeof(struct rds_header);
+	ic->i_ack_sge.length = sizeof(struct rds_header);
+	ic->i_ack_sge.lkey = lkey;
+	ic->i_ack_wr.wr_cqe = &ic->i_ack_cqe;
+	ic->i_ack_wr.sg_list = &ic->i_ack_sge;
+	ic->i_ack_wr.num_sge = 1;
+	ic->i_ack_wr.opcode = IB_WR_SEND;
+	ic->i_ack_wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+
+	ic->i_send_head = 0;
+	ic->i_send_tail = 0;
+	atomic_set(&ic->i_send_used, 0);
+	ic->i_send_unsignaled = 0;
+	ic->i_unacked_msgs = 0;
+	ic->i_unacked_bytes = 0;
+	return 0;
+
+err_hdrs:
+	kfree(ic->i_send_hdrs);
+	ic->i_send_hdrs = NULL;
+err_sends:
+	kvfree(ic->i_sends);
+	ic->i_sends = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * rds_rdma_send_ring_free - release the send ring after the drain
+ * @ic: the connection; its queue pair is drained or never posted to
+ *
+ * Slots whose completion never came (unsignaled ones before a flush that
+ * was not reported) are released here.
+ */
+void rds_rdma_send_ring_free(struct rds_rdma_conn *ic)
+{
+	if (!ic->i_sends)
+		return;
+	while (atomic_read(&ic->i_send_used) > 0) {
+		rds_rdma_send_release(ic, &ic->i_sends[ic->i_send_tail]);
+		ic->i_send_tail = ic->i_send_tail + 1 == ic->i_send_ring ?
+				  0 : ic->i_send_tail + 1;
+		atomic_dec(&ic->i_send_used);
+	}
+	ib_dma_unmap_single(rds_rdma_ibdev(ic), ic->i_send_hdrs_dma,
+			    (ic->i_send_ring + 1) * sizeof(struct rds_header),
+			    DMA_TO_DEVICE);
+	kfree(ic->i_send_hdrs);
+	ic->i_send_hdrs = NULL;
+	kvfree(ic->i_sends);
+	ic->i_sends = NULL;
+	clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags);
+	clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
+	clear_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net.rds.ib: the engine's tunables, with Linux's names and defaults.
+ * Ring sizes apply to queue pairs created after the change.
+ */
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+#include <net/rds/compat.h>
+
+#include "rds_rdma.h"
+
+unsigned int rds_rdma_sysctl_max_send_wr = 256;
+unsigned int rds_rdma_sysctl_max_recv_wr = 1024;
+unsigned int rds_rdma_sysctl_max_unsignaled_wr = 16;
+
+static unsigned int rds_rdma_wr_min = 8;
+static unsigned int rds_rdma_wr_max = 65536;
+static unsigned int rds_rdma_unsignaled_min = 1;
+
+static struct ctl_table rds_rdma_sysctl_table[] = {
+	{
+		.procname	= "max_send_wr",
+		.data		= &rds_rdma_sysctl_max_send_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_wr_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "max_recv_wr",
+		.data		= &rds_rdma_sysctl_max_recv_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_wr_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "max_unsignaled_wr",
+		.data		= &rds_rdma_sysctl_max_unsignaled_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_unsignaled_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{ }
+};
+
+static struct ctl_table_header *rds_rdma_sysctl_hdr;
+
+int rds_rdma_sysctl_init(void)
+{
+	rds_rdma_sysctl_hdr = rds_register_net_sysctl(&init_net, "net/rds/ib",
+						      rds_rdma_sysctl_table,
+						      ARRAY_SIZE(rds_rdma_sysctl_table) - 1);
+	return rds_rdma_sysctl_hdr ? 0 : -ENOMEM;
+}
+
+void rds_rdma_sysctl_exit(void)
+{
+	unregister_net_sysctl_table(rds_rdma_sysctl_hdr);
+}
