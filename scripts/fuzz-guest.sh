@@ -167,6 +167,17 @@ if [ -n "$wire_pid" ]; then
 	wrc=$?
 	kill "$churn_pid" 2>/dev/null
 	wait "$churn_pid" 2>/dev/null
+	# rds-fuzz's messages to 10.99.4.2 drain while B still answers, then
+	# its idle connections there are reaped: one left to a vanished peer
+	# would hold its messages, their sockets and rds_tcp until its SYNs
+	# time out (minutes).
+	idle=$(sysctl -n net.rds.conn_idle_ms)
+	sysctl -qw net.rds.conn_idle_ms=100
+	for _ in $(seq 150); do
+		"$REPO/tools/rds-info" -n 2>/dev/null | grep -q ' 10\.99\.4\.2 ' || break
+		sleep 0.1
+	done
+	sysctl -qw net.rds.conn_idle_ms="$idle"
 	netns_pair_down
 fi
 stop_trinity
