@@ -57,7 +57,7 @@ try:
 except OSError as e:
     mod = {"ib": "rds_rdma", "iwarp": "rds_iwarp"}.get(sys.argv[2], "the transport")
     print(f"{mod} cannot serve {sys.argv[1]} ({errno.errorcode.get(e.errno)}): "
-          "its engine is not in this build yet")
+          "no such device or address here")
     sys.exit(1)
 PY
 }
@@ -109,6 +109,12 @@ else
 	echo "no network namespaces here"; status=1
 fi
 demo_transport "infiniband (rxe0)" 10.99.0.1 10.99.0.2 --transport ib
+section "RDMA over infiniband (rxe0): rds-stress -D 65536 -M 0 -v (write + read, verified)"
+tools/rds-stress -r 10.99.0.2 -p 4300 > /tmp/stress-ib-rdma-passive.log 2>&1 &
+tools/rds-stress -r 10.99.0.1 -s 10.99.0.2 -p 4300 -q 1024 -D 65536 -M 0 -T 3 -v \
+	--transport ib || status=1
+wait
+tools/rds-info -I
 demo_transport "iwarp (siw0)" 10.98.0.1 10.98.0.2 --transport iwarp
 
 section "done"
