@@ -222,9 +222,13 @@ fi
 # until its attempt fails (minutes, for TCP): unloading rds_tcp destroys
 # those connections, and must free everything they held.
 objs=/sys/kernel/debug/rds/objects
-if [ -r "$objs" ] && grep -q '^rds_tcp ' /proc/modules; then
-	modprobe -r rds_tcp || echo "# rmmod rds_tcp after the fuzzers failed"
-fi
+# The same for the RDMA transports, whose connections to peers that are
+# not there also keep their messages until an attempt fails.
+for m in rds_tcp rds_iwarp rds_rdma; do
+	if [ -r "$objs" ] && grep -q "^$m " /proc/modules; then
+		modprobe -r "$m" || echo "# rmmod $m after the fuzzers failed"
+	fi
+done
 if [ -r "$objs" ]; then
 	left=""
 	for i in $(seq 50); do

@@ -140,14 +140,15 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	if (ret)
 		goto err;
 
-	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic, ic->i_send_ring + 1,
+	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic,
+					ic->i_send_ring + 2 + RDS_RDMA_RW_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
 		ic->i_send_cq = NULL;
 		goto err;
 	}
-	ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic, ic->i_recv_ring,
+	ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic, ic->i_recv_ring + 1,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_recv_cq)) {
 		ret = PTR_ERR(ic->i_recv_cq);
@@ -159,8 +160,11 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	attr.qp_context = conn;
 	attr.send_cq = ic->i_send_cq;
 	attr.recv_cq = ic->i_recv_cq;
-	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS;
-	attr.cap.max_recv_wr = ic->i_recv_ring;
+	/* One more of each for the drain ib_drain_qp() posts at shutdown
+	 * (a full ring would leave it no room).
+	 */
+	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1;
+	attr.cap.max_recv_wr = ic->i_recv_ring + 1;
 	/* More than our SENDs need: rdma_rw puts that many pages in one
 	 * READ or WRITE.
 	 */

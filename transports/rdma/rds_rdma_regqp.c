@@ -60,7 +60,7 @@ static int rds_rdma_regqp_create_qp(struct rds_rdma_regqp *rq,
 	struct ib_qp_init_attr attr = {};
 	int ret;
 
-	*cq = ib_alloc_cq_any(id->device, rq, send_wr + 1, IB_POLL_SOFTIRQ);
+	*cq = ib_alloc_cq_any(id->device, rq, send_wr + 3, IB_POLL_SOFTIRQ);
 	if (IS_ERR(*cq)) {
 		ret = PTR_ERR(*cq);
 		*cq = NULL;
@@ -70,7 +70,7 @@ static int rds_rdma_regqp_create_qp(struct rds_rdma_regqp *rq,
 	attr.qp_context = rq;
 	attr.send_cq = *cq;
 	attr.recv_cq = *cq;
-	attr.cap.max_send_wr = send_wr;
+	attr.cap.max_send_wr = send_wr + 1;	/* + ib_drain_qp()'s */
 	attr.cap.max_recv_wr = 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
