@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "stress/rdma.h"
@@ -33,6 +35,21 @@ static void free_mr(struct rdma_state *r, uint64_t *cookie)
 	if (*cookie)
 		setsockopt(r->fd, SOL_RDS, RDS_FREE_MR, &a, sizeof(a));
 	*cookie = 0;
+}
+
+/* Is @fd bound to 127.0.0.0/8 or ::1? (Linux's loopback has no RDMA.) */
+static int bound_to_loopback(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss.ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	return 0;
 }
 
 int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
@@ -66,9 +83,9 @@ int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
 	/*
 	 * EOPNOTSUPP: Linux's in-tree IB on FRWR devices registers only
 	 * through RDS_CMSG_RDMA_MAP, which is what we use unless asked for
-	 * RDS_GET_MR (a transport without any RDMA fails that at sendmsg).
+	 * RDS_GET_MR. Over loopback it means no RDMA at all (Linux's).
 	 */
-	if (rc == -EOPNOTSUPP &&
+	if (rc == -EOPNOTSUPP && !bound_to_loopback(fd) &&
 	    !(o->flags & (SF_RDMA_GET_MR | SF_RDMA_CACHE)))
 		return 0;
 	if (rc) {
