@@ -26,8 +26,9 @@
  * keyed by its index too. A lane other than 0 holds a reference to lane
  * 0, and the reaper retires lanes only with or before their lane 0.
  *
- * Lock order (outer first): rds_net->conn_lock, rds_conn_all_lock,
- * rds_connection->c_lock.
+ * Lock order (outer first): rds_connection->c_cm_mutex (then the
+ * transport's own connection locks); rds_net->conn_lock,
+ * rds_conn_all_lock, rds_connection->c_lock.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -247,6 +248,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	INIT_WORK(&conn->c_down_w, rds_conn_down_worker);
 	INIT_DELAYED_WORK(&conn->c_lanes_w, rds_lanes_worker);
 	init_waitqueue_head(&conn->c_waitq);
+	mutex_init(&conn->c_cm_mutex);
 	lockdep_init_map(&conn->c_xmit_map, "rds_conn_xmit", &rds_conn_xmit_key,
 			 0);
 	INIT_LIST_HEAD(&conn->c_all_item);
@@ -474,15 +476,20 @@ static void rds_conn_connect_worker(struct work_struct *work)
 	struct rds_connection *conn = container_of(to_delayed_work(work),
 						   struct rds_connection,
 						   c_conn_w);
-	int ret;
+	int ret = 0;
 
+	/* A drop may have started the shutdown since we were queued: under
+	 * the mutex we either see that, or finish before it begins.
+	 */
+	mutex_lock(&conn->c_cm_mutex);
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
-		return;
-	if (!conn->c_trans->conn_connect) {
+		goto out;
+	if (conn->c_trans->conn_connect)
+		ret = conn->c_trans->conn_connect(conn);
+	else
 		rds_connect_complete(conn);
-		return;
-	}
-	ret = conn->c_trans->conn_connect(conn);
+out:
+	mutex_unlock(&conn->c_cm_mutex);
 	if (ret) {
 		trace_rds_conn_error(conn, ret, 1);
 		rds_conn_drop(conn);
@@ -547,15 +554,22 @@ void rds_conn_drop(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_conn_drop);
 
-/* Shut the transport connection down; leaves the connection DOWN. */
-static void rds_conn_shutdown(struct rds_connection *conn)
+/* Shut the transport connection down; leaves the connection DOWN. With
+ * @final (the connection is being killed) the transport is told even if
+ * the connection is DOWN already: whatever it still holds goes now.
+ */
+static void rds_conn_shutdown(struct rds_connection *conn, bool final)
 {
 	enum rds_conn_state state;
 
+	mutex_lock(&conn->c_cm_mutex);
 	do {
 		state = rds_conn_state(conn);
-		if (state == RDS_CONN_DOWN)
-			return;
+		if (state == RDS_CONN_DOWN) {
+			if (final && conn->c_trans->conn_shutdown)
+				conn->c_trans->conn_shutdown(conn);
+			goto out;
+		}
 	} while (!rds_conn_transition(conn, state, RDS_CONN_DISCONNECTING));
 
 	/* Wait out a transmit loop in progress: for lockdep, that is
@@ -577,6 +591,8 @@ static void rds_conn_shutdown(struct rds_connection *conn)
 	rds_send_requeue_retrans(conn);
 	WARN_ON_ONCE(!rds_conn_transition(conn, RDS_CONN_DISCONNECTING,
 					  RDS_CONN_DOWN));
+out:
+	mutex_unlock(&conn->c_cm_mutex);
 }
 
 static void rds_conn_down_worker(struct work_struct *work)
@@ -587,7 +603,7 @@ static void rds_conn_down_worker(struct work_struct *work)
 	unsigned long delay, max;
 	bool pending;
 
-	rds_conn_shutdown(conn);
+	rds_conn_shutdown(conn, false);
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
 	/* An attempt that never came up: what closed sockets left behind
@@ -651,7 +667,7 @@ static void rds_conn_kill(struct rds_connection *conn)
 	cancel_delayed_work_sync(&conn->c_lanes_w);
 	cancel_delayed_work_sync(&conn->c_conn_w);
 	cancel_delayed_work_sync(&conn->c_send_w);
-	rds_conn_shutdown(conn);
+	rds_conn_shutdown(conn, true);
 	rds_send_drop_all(conn);
 	rds_conn_put(conn);
 }

@@ -224,9 +224,30 @@ fi
 objs=/sys/kernel/debug/rds/objects
 # The same for the RDMA transports, whose connections to peers that are
 # not there also keep their messages until an attempt fails.
+# A module still in use says who holds it: the object counts, the
+# modules' reference counts, the connections and any fuzzer still alive.
+rds_holders() {
+	local p
+	echo "objects: $(tr '\n' ' ' < "$objs" 2>/dev/null)"
+	for p in /sys/module/rds*/refcnt; do
+		echo "${p#/sys/module/}: $(cat "$p")"
+	done
+	"$REPO/tools/rds-info" -n 2>&1 | head -n 20
+	# The fuzzers run as nobody: any such process left holds sockets.
+	for p in $(nobody_pids); do
+		echo "pid $p $(cat "/proc/$p/comm" 2>/dev/null) still runs: $(cat "/proc/$p/wchan" 2>/dev/null)"
+	done
+}
 for m in rds_tcp rds_iwarp rds_rdma; do
-	if [ -r "$objs" ] && grep -q "^$m " /proc/modules; then
-		modprobe -r "$m" || echo "# rmmod $m after the fuzzers failed"
+	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue
+	# A connection being reaped or a socket being closed lets go soon.
+	for i in $(seq 25); do
+		modprobe -r "$m" 2>/dev/null && break
+		sleep 0.2
+	done
+	if grep -q "^$m " /proc/modules; then
+		echo "# rmmod $m after the fuzzers failed"
+		rds_holders | sed 's/^/# /'
 	fi
 done
 if [ -r "$objs" ]; then

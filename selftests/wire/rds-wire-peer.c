@@ -1163,6 +1163,41 @@ static int t_ping_flood(void)
 	return T_PASS;
 }
 
+/* Frames that arrive while the target hands the accepted socket from its
+ * listener's callbacks to the connection's: a burst right after every
+ * connect, many times over (this race once called a NULL callback).
+ */
+static int t_accept_race(void)
+{
+	struct rds_wire_sess s;
+	int i, j, k, n = 300, opened = 0;
+
+	for (i = 0; i < n; i++) {
+		/* The target refuses a connection while the one before still
+		 * waits to be installed: try again shortly.
+		 */
+		for (k = 0; k < 10 && sess_open(&s, opt.src); k++)
+			sleep_ms(20);
+		if (k == 10)
+			continue;
+		opened++;
+		for (j = 0; j < 16 && s.fd >= 0; j++)
+			if (rds_wire_send_ping(&s, 7000 + j))
+				break;
+		while (rds_wire_recv_frame(&s, 0) == 1)
+			;
+		if (i % 3 == 0)
+			sess_reset(&s);
+		else
+			rds_wire_sess_close(&s);
+	}
+	OBS("%d of %d connections opened, each with a burst of 16 pings",
+	    opened, n);
+	CHECK(opened > n / 2);
+	CHECK(target_alive(8));
+	return T_PASS;
+}
+
 /* Pings while never reading: every pong must wait somewhere. */
 static int t_ping_flood_noread(void)
 {
@@ -1327,6 +1362,7 @@ static const struct tcase cases[] = {
 	{ "odd_fields", t_odd_fields, 1 },
 	{ "ping_flood", t_ping_flood, 1 },
 	{ "ping_flood_noread", t_ping_flood_noread, 1 },
+	{ "accept_race", t_accept_race, 1 },
 	{ "never_read", t_never_read, 1 },
 	{ "lanes", t_lanes, 8 },
 	{ "conn_flood", t_conn_flood, -1 },

@@ -33,7 +33,11 @@ static void rds_tcp_listen_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	rtn = sk->sk_user_data;
-	if (!rtn) {
+	/* TCP read the callback before taking our lock: an accepted socket
+	 * may have got its connection's callbacks since, and sk_user_data
+	 * is then that connection, not rtn. The new callback takes it.
+	 */
+	if (!rtn || sk->sk_data_ready != rds_tcp_listen_data_ready) {
 		ready = sk->sk_data_ready;
 		goto out;
 	}

@@ -114,7 +114,11 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 
-	/* Shut down already; a socket the peer connected may still wait. */
+	/* Shut down already (a socket left installed would call into freed
+	 * memory from softirq); a socket the peer connected may still wait.
+	 */
+	if (WARN_ON_ONCE(tc->t_sock))
+		rds_tcp_conn_shutdown(conn);
 	cancel_delayed_work_sync(&tc->t_recv_w);
 	if (tc->t_accepted)
 		sock_release(tc->t_accepted);

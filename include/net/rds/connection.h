@@ -90,6 +90,9 @@ enum {
  * @c_send_w: retries transmission from process context
  * @c_conn_w: (re)connects after a delay
  * @c_down_w: shuts the transport connection down, then reconnects
+ * @c_cm_mutex: serializes the transport's conn_connect and conn_shutdown
+ *	(the connect and down workers may run at once on rds_wq): an attempt
+ *	never starts after, or runs alongside, the shutdown that follows it
  * @c_reconnect_jiffies: current reconnect back-off
  * @c_waitq: woken when the transmit loop becomes free
  * @c_last_used: jiffies of the last message queued or received (reaping)
@@ -138,6 +141,7 @@ struct rds_connection {
 	struct delayed_work	c_send_w;
 	struct delayed_work	c_conn_w;
 	struct work_struct	c_down_w;
+	struct mutex		c_cm_mutex;	/* connect vs shutdown */
 	struct delayed_work	c_lanes_w;
 	unsigned long		c_reconnect_jiffies;
 	wait_queue_head_t	c_waitq;
