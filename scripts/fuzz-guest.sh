@@ -43,6 +43,12 @@ sysctl -qw net.core.warnings=0 2>/dev/null
 # so the fuzzers race the reaper and meet ENOBUFS (the initial namespace;
 # namespaces the fuzzers make keep the defaults).
 sysctl -qw net.rds.conn_idle_ms=200 net.rds.max_connections=512 2>/dev/null || true
+# siw connects its TCP socket synchronously inside rdma_connect(), so an
+# RDMA CM handler toward an address nobody answers blocks for the whole
+# SYN timeout (~2 min by default), and so does any rdma_destroy_id() of
+# that id (the reaper, rmmod): the fuzzers aim at such addresses all the
+# time. Fewer SYN retries keep those waits to seconds.
+sysctl -qw net.ipv4.tcp_syn_retries=3
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 mark=$(dmesg | wc -l)
 

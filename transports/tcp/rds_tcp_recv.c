@@ -6,15 +6,20 @@
  * each complete message handed to the core.
  *
  * Memory follows the bytes actually received: a header that announces
- * 1 MiB costs nothing until the payload arrives, page by page, so a peer
- * that stalls half-way holds at most what it sent. When softirq cannot
- * allocate, reading stops and the receive worker carries on with
- * GFP_KERNEL; the unread bytes wait in TCP (which then closes its window).
- * The same happens when the core refuses a message because its receiver
- * is far over its budget: the message waits, complete, and the worker
- * offers it again every RDS_TCP_RX_RETRY, so nothing TCP acked is lost.
+ * 1 MiB costs nothing until the payload arrives, so a peer that stalls
+ * half-way holds at most what it sent. A payload bigger than
+ * RDS_TCP_INLINE_MAX is kept as the received buffers themselves (clones
+ * of TCP's skbs, no copy, as Linux does), except where a piece is small
+ * next to the buffer it would keep alive: such pieces are copied into
+ * page-sized buffers of our own. So a message never pins more than about
+ * RDS_TCP_SHARE_RATIO times its size, whatever segment sizes the peer
+ * chooses. When softirq cannot allocate, reading stops and the receive
+ * worker carries on with GFP_KERNEL; the unread bytes wait in TCP (which
+ * then closes its window). The same happens when the core refuses a
+ * message because its receiver is far over its budget: the message
+ * waits, complete, and the worker offers it again every RDS_TCP_RX_RETRY,
+ * so nothing TCP acked is lost.
  */
-#include <linux/highmem.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/tcp.h>
@@ -24,6 +29,14 @@
 /* Payloads up to this size live in the incoming's own allocation. */
 #define RDS_TCP_INLINE_MAX	(PAGE_SIZE / 2)
 
+/* A piece of a received skb is shared only if the skb's whole memory is
+ * at most this many times the piece; else the piece is copied.
+ */
+#define RDS_TCP_SHARE_RATIO	4
+
+/* Our own buffers for copied pieces: one page each, head included. */
+#define RDS_TCP_COPY_BUF	SKB_WITH_OVERHEAD(PAGE_SIZE - NET_SKB_PAD)
+
 /* How often a message refused for a full receiver is offered again. */
 #define RDS_TCP_RX_RETRY	msecs_to_jiffies(10)
 
@@ -32,14 +45,33 @@
  * @ti_inc: what the core sees
  * @ti_len: payload bytes
  * @ti_data: the payload, if inline (@ti_len <= RDS_TCP_INLINE_MAX)
- * @ti_pages: else one page per PAGE_SIZE, allocated as bytes arrive
+ * @ti_segs: else the payload in order, in skbs that describe their part
+ *	in struct rds_tcp_seg
  */
 struct rds_tcp_incoming {
 	struct rds_incoming	ti_inc;
 	u32			ti_len;
 	u8			*ti_data;
-	struct page		**ti_pages;
+	struct sk_buff_head	ti_segs;
 };
+
+/**
+ * struct rds_tcp_seg - which bytes of a payload skb are ours (in skb->cb)
+ * @off: where they start in the skb
+ * @len: how many
+ * @copy: the skb is our own buffer (more may be appended), not a clone
+ */
+struct rds_tcp_seg {
+	u32	off;
+	u32	len;
+	bool	copy;
+};
+
+static struct rds_tcp_seg *rds_tcp_seg(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct rds_tcp_seg) > sizeof(skb->cb));
+	return (struct rds_tcp_seg *)skb->cb;
+}
 
 static bool rds_tcp_inc_inline(const struct rds_tcp_incoming *tinc)
 {
@@ -49,12 +81,8 @@ static bool rds_tcp_inc_inline(const struct rds_tcp_incoming *tinc)
 static struct rds_tcp_incoming *rds_tcp_inc_alloc(u32 len, gfp_t gfp)
 {
 	struct rds_tcp_incoming *tinc;
-	size_t extra;
+	size_t extra = len <= RDS_TCP_INLINE_MAX ? len : 0;
 
-	if (len <= RDS_TCP_INLINE_MAX)
-		extra = len;
-	else
-		extra = DIV_ROUND_UP(len, PAGE_SIZE) * sizeof(struct page *);
 	tinc = kzalloc(sizeof(*tinc) + extra, gfp);
 	if (!tinc)
 		return NULL;
@@ -62,51 +90,81 @@ static struct rds_tcp_incoming *rds_tcp_inc_alloc(u32 len, gfp_t gfp)
 	if (len <= RDS_TCP_INLINE_MAX)
 		tinc->ti_data = (u8 *)(tinc + 1);
 	else
-		tinc->ti_pages = (struct page **)(tinc + 1);
+		__skb_queue_head_init(&tinc->ti_segs);
 	return tinc;
 }
 
 static void rds_tcp_tinc_free(struct rds_tcp_incoming *tinc)
 {
-	unsigned int i;
-
 	if (!rds_tcp_inc_inline(tinc))
-		for (i = 0; i < DIV_ROUND_UP(tinc->ti_len, PAGE_SIZE); i++)
-			if (tinc->ti_pages[i])
-				__free_page(tinc->ti_pages[i]);
+		__skb_queue_purge(&tinc->ti_segs);
 	kfree(tinc);
 }
 
-/* Copy @n bytes at @off of @skb to payload offset @at; return how many
- * were copied (fewer when a page could not be allocated).
+/* Share @n bytes at @off of @skb: a clone that remembers its part. */
+static size_t rds_tcp_inc_share(struct rds_tcp_incoming *tinc,
+				struct sk_buff *skb, unsigned int off, size_t n,
+				gfp_t gfp)
+{
+	struct sk_buff *clone = skb_clone(skb, gfp);
+	struct rds_tcp_seg *seg;
+
+	if (!clone)
+		return 0;
+	seg = rds_tcp_seg(clone);
+	seg->off = off;
+	seg->len = n;
+	seg->copy = false;
+	__skb_queue_tail(&tinc->ti_segs, clone);
+	return n;
+}
+
+/* Copy @n bytes at @off of @skb into our own buffers, @left bytes of the
+ * payload being still to come (this piece included); return how many
+ * were copied (fewer when a buffer could not be allocated).
+ */
+static size_t rds_tcp_inc_copy(struct rds_tcp_incoming *tinc,
+			       const struct sk_buff *skb, unsigned int off,
+			       size_t n, size_t left, gfp_t gfp)
+{
+	struct sk_buff *buf = skb_peek_tail(&tinc->ti_segs);
+	size_t done = 0, chunk;
+
+	while (done < n) {
+		if (!buf || !rds_tcp_seg(buf)->copy || !skb_tailroom(buf)) {
+			buf = alloc_skb(min_t(size_t, left - done,
+					      RDS_TCP_COPY_BUF), gfp);
+			if (!buf)
+				break;
+			rds_tcp_seg(buf)->off = 0;
+			rds_tcp_seg(buf)->len = 0;
+			rds_tcp_seg(buf)->copy = true;
+			__skb_queue_tail(&tinc->ti_segs, buf);
+		}
+		chunk = min_t(size_t, n - done, skb_tailroom(buf));
+		if (skb_copy_bits(skb, off + done, skb_put(buf, chunk), chunk))
+			break;
+		rds_tcp_seg(buf)->len += chunk;
+		done += chunk;
+	}
+	return done;
+}
+
+/* Take @n bytes at @off of @skb as payload offset @at; return how many
+ * were taken (fewer when memory ran out).
  */
 static size_t rds_tcp_inc_fill(struct rds_tcp_incoming *tinc, u32 at,
-			       const struct sk_buff *skb, unsigned int off,
+			       struct sk_buff *skb, unsigned int off,
 			       size_t n, gfp_t gfp)
 {
-	size_t done = 0, chunk;
-	unsigned int i, po;
-
 	if (rds_tcp_inc_inline(tinc)) {
 		if (skb_copy_bits(skb, off, tinc->ti_data + at, n))
 			return 0;
 		return n;
 	}
-	while (done < n) {
-		i = (at + done) >> PAGE_SHIFT;
-		po = (at + done) & ~PAGE_MASK;
-		if (!tinc->ti_pages[i]) {
-			tinc->ti_pages[i] = alloc_page(gfp);
-			if (!tinc->ti_pages[i])
-				break;
-		}
-		chunk = min_t(size_t, n - done, PAGE_SIZE - po);
-		if (skb_copy_bits(skb, off + done,
-				  page_address(tinc->ti_pages[i]) + po, chunk))
-			break;
-		done += chunk;
-	}
-	return done;
+	if (skb->truesize <= RDS_TCP_SHARE_RATIO * n)
+		return rds_tcp_inc_share(tinc, skb, off, n, gfp);
+	return rds_tcp_inc_copy(tinc, skb, off, n, tinc->ti_len - at, gfp);
 }
 
 struct rds_tcp_read_ctx {
@@ -322,8 +380,9 @@ int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 {
 	struct rds_tcp_incoming *tinc = container_of(inc, struct rds_tcp_incoming,
 						     ti_inc);
+	struct rds_tcp_seg *seg;
+	struct sk_buff *skb;
 	size_t want, done = 0;
-	unsigned int i;
 
 	if (rds_tcp_inc_inline(tinc)) {
 		want = min_t(size_t, tinc->ti_len, iov_iter_count(to));
@@ -331,10 +390,12 @@ int rds_tcp_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 			return -EFAULT;
 		return want;
 	}
-	for (i = 0; done < tinc->ti_len && iov_iter_count(to); i++) {
-		want = min_t(size_t, tinc->ti_len - done, PAGE_SIZE);
-		want = min_t(size_t, want, iov_iter_count(to));
-		if (copy_page_to_iter(tinc->ti_pages[i], 0, want, to) != want)
+	skb_queue_walk(&tinc->ti_segs, skb) {
+		if (!iov_iter_count(to))
+			break;
+		seg = rds_tcp_seg(skb);
+		want = min_t(size_t, seg->len, iov_iter_count(to));
+		if (skb_copy_datagram_iter(skb, seg->off, to, want))
 			return -EFAULT;
 		done += want;
 	}
