@@ -246,8 +246,10 @@ rds_holders() {
 }
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue
-	# A connection being reaped or a socket being closed lets go soon.
-	for i in $(seq 25); do
+	# A connection being created or reaped holds its module for a
+	# moment; an MR that a message to an unreachable peer holds, until
+	# that attempt fails (seconds, with the SYN retries above).
+	for i in $(seq 150); do
 		modprobe -r "$m" 2>/dev/null && break
 		sleep 0.2
 	done
