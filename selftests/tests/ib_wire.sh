@@ -10,11 +10,10 @@
 # that does not read (the engine's backlog, the peer's RNR retries), rings
 # of 8 work requests (transmit stops part-way through a message and
 # resumes), the device deleted and re-added under traffic, rds_rdma
-# unloaded under traffic. IPv6 last: its RDMA CM listener (port 16385)
-# cannot start while rds_tcp holds that port, because siw0 (iWARP, on
-# eth1) turns a wildcard RDMA CM listen into a kernel TCP listen; so the
-# IPv6 cases run with rds_tcp unloaded and rds_rdma loaded alone, and the
-# module set is restored afterwards.
+# unloaded under traffic. IPv6 last, with rds_tcp loaded: both listen on
+# port 16385 (rds_rdma per IPv6 address of rxe0, since a wildcard RDMA CM
+# listen would make siw0 on eth1 open a kernel TCP listener on the port
+# rds_tcp holds), and iWARP's IPv6 listeners are on 18634.
 #
 # RDS_IB_WIRE_MSGS: messages per wirecheck sender (default 12, one cycle
 # of rds-wirecheck's sizes, 0 B to 1 MiB; twice that across the device
@@ -32,7 +31,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=22
+PLAN=23
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -103,18 +102,18 @@ wirecheck() {
 	return $rc
 }
 
-# ib_conn LOCAL PEER: rds-info -n lists that connection with transport
-# infiniband, up (flag C).
+# ib_conn LOCAL PEER [TRANSPORT]: rds-info -n lists that connection with
+# that transport (infiniband), up (flag C).
 ib_conn() {
-	local info
+	local info t=${3:-infiniband}
 	info=$("$T/rds-info" -n 2>&1)
 	echo "$info"
 	if [[ "$1" == *:* ]]; then
-		echo "$info" | awk -v l="$1" -v p="$2" \
-			'$1 == l && $2 == p && $5 == "infiniband" && $6 ~ /C/ { f = 1 } END { exit !f }'
+		echo "$info" | awk -v l="$1" -v p="$2" -v t="$t" \
+			'$1 == l && $2 == p && $5 == t && $6 ~ /C/ { f = 1 } END { exit !f }'
 	else
-		echo "$info" | awk -v l="$1" -v p="$2" \
-			'$1 == l && $2 == p && $6 == "infiniband" && $7 ~ /C/ { f = 1 } END { exit !f }'
+		echo "$info" | awk -v l="$1" -v p="$2" -v t="$t" \
+			'$1 == l && $2 == p && $6 == t && $7 ~ /C/ { f = 1 } END { exit !f }'
 	fi
 }
 
@@ -244,10 +243,28 @@ rmmod_under_load() {
 	[ "$rc" = 0 ] && ping_ib $A4 $B4
 }
 
-ipv6_setup() {	# rds_tcp out, rds_rdma alone: its IPv6 listener starts
-	ib_unload && rmmod rds_tcp && modprobe rds_rdma || return 1
-	rdma resource show cm_id 2>/dev/null | grep -E 'LISTEN|lport 16385'
+# rds_tcp and rds_rdma both listen on 16385: rds_tcp on the wildcard,
+# rds_rdma on each IPv6 address of rxe0 (none of it on siw0).
+ipv6_listeners() {
+	local cm
+	cm=$(rdma resource show cm_id 2>/dev/null | grep LISTEN)
+	echo "$cm"
+	ss -Hltn | grep -E ':(16385|18634) ' || return 1
+	ss -Hltn | grep -qE '^LISTEN .* (\*|\[::\]):16385 ' &&
+		echo "$cm" | grep -qE "^link rxe0/1 .* src-addr $A6:16385" &&
+		echo "$cm" | grep -qE "^link rxe0/1 .* src-addr $B6:16385" &&
+		! echo "$cm" | grep -qE '^link siw0/.*:16385 '
+}
+
+ipv6_setup() {
+	loaded rds_tcp || return 1
 	ping_ib $A6 $B6 && ping_ib $B6 $A6
+}
+
+# iWARP between siw0's two IPv6 addresses on eth1 (its listeners: 18634).
+IW_A6=fd98::1 IW_B6=fd98::2
+iwarp_ipv6() {
+	rds_ping_all "" 3 -I $IW_A6 $IW_B6 && ib_conn $IW_A6 $IW_B6 iwarp
 }
 
 ipv6_rings() {
@@ -359,10 +376,17 @@ fi
 tap_check "rmmod rds_rdma under traffic: clean; unload and reload work" rmmod_under_load
 tap_check "ib_* counters in rds-info -c, sends and receives counted" ib_counters
 echo "# $((SECONDS - t0)) s: device removal, unload"
-tap_check "IPv6 (rds_tcp unloaded): rds-ping $A6 <-> $B6 both ways over IB" ipv6_setup
+tap_check "IPv6: rds_tcp (wildcard) and rds_rdma (rxe0's addresses) both listen on 16385, siw0 not" \
+	ipv6_listeners
+tap_check "IPv6 (rds_tcp loaded): rds-ping $A6 <-> $B6 both ways over IB" ipv6_setup
 tap_check "IPv6: 2 senders x $MSGS messages $B6 -> $A6: exactly once, in order, intact" \
 	wirecheck $B6 $A6 2 "$MSGS"
 tap_check "IPv6: rds-info -I lists both connections" ipv6_rings
+if [ "$HAD_IWARP" = 1 ] && rdma link show siw0/1 >/dev/null 2>&1; then
+	tap_check "IPv6 over iWARP: rds-ping $IW_A6 -> $IW_B6 (siw0, port 18634)" iwarp_ipv6
+else
+	tap_skip "IPv6 over iWARP" "no rds_iwarp or no siw0"
+fi
 tap_check "module set restored (rds_tcp, then rds_rdma); IPv4 over IB again" \
 	restored
 echo "# $((SECONDS - t0)) s in all"

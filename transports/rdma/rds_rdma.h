@@ -33,7 +33,9 @@
 #include <net/rds/transport.h>
 #include <net/rds/wire.h>
 
-/* RDMA CM ports, as Linux: IPv4 peers on 18634, IPv6 on 16385. */
+/* RDMA CM ports, as Linux: IPv4 peers on 18634, IPv6 on 16385 (iWARP
+ * IPv6 peers on 18634: see rds_rdma_listen.c).
+ */
 #define RDS_RDMA_PORT4		18634
 #define RDS_RDMA_PORT6		RDS_TCP_PORT
 
@@ -379,6 +381,7 @@ int rds_rdma_dev_init(void);
 void rds_rdma_dev_exit(void);
 struct rds_rdma_dev *rds_rdma_dev_get(struct ib_device *ibdev);
 void rds_rdma_dev_put(struct rds_rdma_dev *dev);
+bool rds_rdma_dev_ours(struct ib_device *ibdev);
 void rds_rdma_dev_struct_put(struct rds_rdma_dev *dev);
 struct rds_rdma_dev *rds_rdma_dev_by_addr(struct net *net,
 					  const struct in6_addr *addr,
@@ -397,9 +400,16 @@ int rds_rdma_engine_init(void);
 void rds_rdma_engine_exit(void);
 
 /* rds_rdma_cm.c */
+void rds_rdma_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		       u16 port, int scope);
+int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+int rds_rdma_conn_connect(struct rds_connection *conn);
+
+/* rds_rdma_listen.c */
+u16 rds_rdma_port(const struct rds_connection *conn);
 int rds_rdma_listen_start(void);
 void rds_rdma_listen_stop(void);
-int rds_rdma_conn_connect(struct rds_connection *conn);
+void rds_rdma_listen6_rescan(void);
 
 /* rds_rdma_conn.c */
 int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp);

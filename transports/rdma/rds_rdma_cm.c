@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connection management over the RDMA CM, as Linux's RDS does it: the
- * listeners (IPv4 on 18634, IPv6 on 16385, both wildcard), the connect
- * request and its private data (addresses, protocol version, TOS, the
+ * connect request and its private data (addresses, protocol version, TOS, the
  * sender's ack), version negotiation (3.1; a 4.x proposal is answered
  * with 4.x so Oracle UEK peers connect), and the races. Whichever side
  * has traffic connects; a request that finds the connection up treats it
  * as stale (drops it) and one that finds it connecting is refused, and
  * the loser retries after the core's back-off, as with Linux.
  *
- * One listener serves every flavor: a request is handed to the transport
- * of its device's node type (InfiniBand/RoCE or iWARP).
+ * The listeners (rds_rdma_listen.c) serve every flavor: a request is
+ * handed to the transport of its device's node type (InfiniBand/RoCE or
+ * iWARP).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -24,12 +24,15 @@
  */
 #define RDS_RDMA_REJ_RETRY	1
 
-static struct rdma_cm_id *rds_rdma_listen4;
-static struct rdma_cm_id *rds_rdma_listen6;
-
-static void rds_rdma_sockaddr(struct sockaddr_storage *ss,
-			      const struct in6_addr *addr, u16 port,
-			      int scope)
+/**
+ * rds_rdma_sockaddr - a sockaddr for the RDMA CM
+ * @ss: filled in
+ * @addr: the address (v4-mapped for IPv4)
+ * @port: host order
+ * @scope: interface of a link-local IPv6 address
+ */
+void rds_rdma_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
+		       u16 port, int scope)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (ipv6_addr_v4mapped(addr)) {
@@ -343,7 +346,14 @@ static void rds_rdma_cm_event(struct rds_connection *conn,
 		rds_conn_drop(conn);
 }
 
-static int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+/**
+ * rds_rdma_cm_handler - every CM event of the engine's ids
+ * @id: a listener's, a request's or a connection's id
+ * @ev: the event
+ *
+ * Return: nonzero to have the CM destroy @id (a refused request).
+ */
+int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct rds_connection *conn = id->context;
 	struct rds_rdma_conn *ic;
@@ -353,6 +363,9 @@ static int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		/* The listeners' ids, and requests before we took them. */
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 			return rds_rdma_cm_accept(id, ev);
+		/* The device's removal waits until its listeners are gone. */
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			rds_rdma_listen6_rescan();
 		return 0;
 	}
 	ic = rds_rdma_conn(conn);
@@ -387,7 +400,7 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 		return PTR_ERR(id);
 	rds_rdma_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
 	rds_rdma_sockaddr(&dst, &conn->c_faddr,
-			  conn->c_isv6 ? RDS_RDMA_PORT6 : RDS_RDMA_PORT4,
+			  rds_rdma_port(conn),
 			  conn->c_dev_if);
 
 	mutex_lock(&ic->i_cm_mutex);
@@ -411,66 +424,3 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
-
-static struct rdma_cm_id *rds_rdma_listen_one(const struct in6_addr *any,
-					      u16 port)
-{
-	struct sockaddr_storage ss;
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, rds_rdma_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return id;
-	rds_rdma_sockaddr(&ss, any, port, 0);
-	if (!ipv6_addr_v4mapped(any))
-		rdma_set_afonly(id, 1);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
-	if (!ret)
-		ret = rdma_listen(id, 128);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ERR_PTR(ret);
-	}
-	return id;
-}
-
-/**
- * rds_rdma_listen_start - listen on Linux's ports in init_net
- *
- * The IPv6 listener may fail (no IPv6, or an iWARP device whose TCP port
- * 16385 rds_tcp holds): IPv4 still works, as with Linux.
- */
-int rds_rdma_listen_start(void)
-{
-	struct in6_addr any4;
-
-	ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any4);
-	rds_rdma_listen4 = rds_rdma_listen_one(&any4, RDS_RDMA_PORT4);
-	if (IS_ERR(rds_rdma_listen4)) {
-		int ret = PTR_ERR(rds_rdma_listen4);
-
-		rds_rdma_listen4 = NULL;
-		pr_warn("rds_rdma: cannot listen on port %u: %d\n",
-			RDS_RDMA_PORT4, ret);
-		return ret;
-	}
-	rds_rdma_listen6 = rds_rdma_listen_one(&in6addr_any, RDS_RDMA_PORT6);
-	if (IS_ERR(rds_rdma_listen6)) {
-		pr_info("rds_rdma: no IPv6 listener on port %u: %ld\n",
-			RDS_RDMA_PORT6, PTR_ERR(rds_rdma_listen6));
-		rds_rdma_listen6 = NULL;
-	}
-	return 0;
-}
-
-void rds_rdma_listen_stop(void)
-{
-	if (rds_rdma_listen6)
-		rdma_destroy_id(rds_rdma_listen6);
-	if (rds_rdma_listen4)
-		rdma_destroy_id(rds_rdma_listen4);
-	rds_rdma_listen6 = NULL;
-	rds_rdma_listen4 = NULL;
-}

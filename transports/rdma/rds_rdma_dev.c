@@ -59,6 +59,8 @@ static int rds_rdma_dev_add(struct ib_device *ibdev)
 	spin_lock_bh(&rds_rdma_devs_lock);
 	list_add_tail(&dev->list, &rds_rdma_devs);
 	spin_unlock_bh(&rds_rdma_devs_lock);
+	/* Its IPv6 addresses get listeners. */
+	rds_rdma_listen6_rescan();
 	return 0;
 }
 
@@ -83,6 +85,8 @@ static void rds_rdma_dev_remove(struct ib_device *ibdev, void *client_data)
 	rds_rdma_mr_dev_remove(dev);
 	ib_dealloc_pd(dev->pd);
 	rds_rdma_dev_struct_put(dev);
+	/* Its listeners go with it (the CM detaches them): listen again. */
+	rds_rdma_listen6_rescan();
 }
 
 /**
@@ -120,6 +124,23 @@ struct rds_rdma_dev *rds_rdma_dev_get(struct ib_device *ibdev)
 	}
 	spin_unlock_bh(&rds_rdma_devs_lock);
 	return NULL;
+}
+
+/**
+ * rds_rdma_dev_ours - is @ibdev a device the engine uses (and not leaving)?
+ * @ibdev: the device, or NULL
+ */
+bool rds_rdma_dev_ours(struct ib_device *ibdev)
+{
+	struct rds_rdma_dev *dev;
+	bool ours = false;
+
+	spin_lock_bh(&rds_rdma_devs_lock);
+	list_for_each_entry(dev, &rds_rdma_devs, list)
+		if (dev->ibdev == ibdev)
+			ours = true;
+	spin_unlock_bh(&rds_rdma_devs_lock);
+	return ours;
 }
 
 void rds_rdma_dev_put(struct rds_rdma_dev *dev)
