@@ -43,7 +43,7 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
-	check-debug check-fault fuzz check-6.12 \
+	check-debug check-fault fuzz soak check-6.12 \
 	check-wire check-wire-short
 
 all: modules tools selftests
@@ -103,6 +103,11 @@ check-fault:
 # unprivileged user; the debug kernel if built (results/fuzz/).
 fuzz:
 	scripts/fuzz.sh
+
+# RDS/TCP teardown under load, SOAK_ROUNDS (100) rounds on the debug
+# kernel, then kmemleak (results/soak/).
+soak:
+	scripts/soak.sh
 
 demo:
 	scripts/demo.sh

@@ -23,28 +23,12 @@ fi
 
 "$REPO/scripts/deps.sh" >&2
 kdir=$("$REPO/scripts/debug-kernel.sh")
-release=$(cat "$kdir/release")
-
-work=$CACHE/check-debug/$(echo "$REPO" | sha1sum | cut -c1-12)
-rm -rf "$work"
-mkdir -p "$work"
-(cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 cp --parents -t "$work" 2>/dev/null) ||
-	die "cannot copy the tree to $work"
-# checkpatch.sh lists files with git: give the copy an index of its own.
+rds_debug_kernel_env "$kdir"
+work=$(rds_private_tree check-debug)
 git -C "$work" init -q
 git -C "$work" add -A
 
-export KDIR=$kdir/linux KVER=$release
-export MODDIR=$kdir/modules/lib/modules/$release
-export RDS_VM_KERNEL=$kdir/linux/arch/x86/boot/bzImage
-# Without acpi=off, TCG spends 3 x 30 s in ACPI AML loop timeouts.
-# no5lvl: QEMU's -cpu max offers LA57, and with 5-level paging an
-# interrupt that lands while identify_cpu() re-reads the CPU features
-# sees pgtable_l5_enabled() false for a moment; KASAN then reports a
-# wild-memory-access in handle_edge_irq at boot (seen once in three).
-export RDS_VM_APPEND="acpi=off no5lvl"
 export RDS_CHECK_MODE=$mode
 export RESULTS=$REPO/results/check-$mode
-echo "# check-$mode: kernel $release from $kdir, tree copied to $work"
+echo "# check-$mode: kernel $KVER from $kdir, tree copied to $work"
 exec "$work/scripts/check.sh" "$@"

@@ -46,19 +46,12 @@ vmopts=(--rdma --timeout $((SECS + 900)) --out "$RESULTS")
 append="loglevel=5 ${FUZZ_APPEND:-}"
 tree=$REPO
 if [ -n "$kdir" ]; then
-	release=$(cat "$kdir/release")
-	echo "# fuzz: debug kernel $release ($kdir)"
+	rds_debug_kernel_env "$kdir"
+	echo "# fuzz: debug kernel $KVER ($kdir)"
 	# Modules for it are built in a private copy of the tree.
-	tree=$CACHE/fuzz/$(echo "$REPO" | sha1sum | cut -c1-12)
-	rm -rf "$tree"
-	mkdir -p "$tree"
-	git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -t "$tree" 2>/dev/null ||
-		die "cannot copy the tree to $tree"
-	export KDIR=$kdir/linux KVER=$release
-	export MODDIR=$kdir/modules/lib/modules/$release
-	vmopts+=(--kernel "$kdir/linux/arch/x86/boot/bzImage")
-	append="acpi=off no5lvl $append"
+	tree=$(rds_private_tree fuzz) || exit 1
+	vmopts+=(--kernel "$RDS_VM_KERNEL")
+	append="$RDS_VM_APPEND $append"
 	# Its guest clock runs 2-5x slower than the wall under TCG on a
 	# loaded host (measured: 103 s of uptime in 8 min), and FUZZ_SECONDS
 	# is guest time: give the boot room.

@@ -68,6 +68,31 @@ rds_kernel_env() {
 	export RDS_ROOT KVER KDIR MODDIR RDS_VM_KERNEL
 }
 
+# A private copy of the tree (tracked and untracked files, not ignored
+# ones) in $CACHE/NAME/, for modules built against another kernel than the
+# checkout's; prints its path.
+rds_private_tree() {	# NAME
+	local tree
+	tree=$CACHE/$1/$(echo "$REPO" | sha1sum | cut -c1-12)
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 cp --parents -t "$tree" 2>/dev/null) ||
+		die "cannot copy the tree to $tree"
+	echo "$tree"
+}
+
+# Build for and boot the debug kernel in KDIR_DEBUG (debug-kernel.sh's
+# output): exports KDIR, KVER, MODDIR, RDS_VM_KERNEL and RDS_VM_APPEND.
+rds_debug_kernel_env() {	# KDIR_DEBUG
+	KVER=$(cat "$1/release")
+	KDIR=$1/linux
+	MODDIR=$1/modules/lib/modules/$KVER
+	RDS_VM_KERNEL=$1/linux/arch/x86/boot/bzImage
+	RDS_VM_APPEND="acpi=off no5lvl"
+	export KDIR KVER MODDIR RDS_VM_KERNEL RDS_VM_APPEND
+}
+
 # The two-host wire (vm.sh --wire, scripts/vm2.sh): host N's NIC on it has
 # this MAC prefix plus N, which is how its guest finds it.
 RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
