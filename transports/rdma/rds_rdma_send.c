@@ -210,6 +210,7 @@ static bool rds_rdma_want_ack(struct rds_connection *conn,
 	    atomic_read(&ic->i_send_used) > ic->i_send_ring / 2) {
 		ic->i_unacked_msgs = 0;
 		ic->i_unacked_bytes = 0;
+		rds_rdma_stat_inc(RDS_RDMA_STAT_TX_ACK_REQUIRED);
 		return true;
 	}
 	return false;
