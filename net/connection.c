@@ -554,6 +554,26 @@ void rds_conn_drop(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_conn_drop);
 
+/**
+ * rds_conn_unacked_limits - when a sender asks its peer for an ack
+ * @conn: the connection
+ * @packets: set to net.rds.max_unacked_packets of its namespace
+ * @bytes: set to net.rds.max_unacked_bytes
+ *
+ * For transports with RDS-level acks: a message sets
+ * RDS_FLAG_ACK_REQUIRED once this many messages or bytes went out since
+ * the last one that did (Linux's rule and defaults, 8 and 16 MiB).
+ */
+void rds_conn_unacked_limits(const struct rds_connection *conn,
+			     u32 *packets, u32 *bytes)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+
+	*packets = max(READ_ONCE(rn->max_unacked_packets), 1);
+	*bytes = max(READ_ONCE(rn->max_unacked_bytes), 1);
+}
+EXPORT_SYMBOL_GPL(rds_conn_unacked_limits);
+
 /* Shut the transport connection down; leaves the connection DOWN. With
  * @final (the connection is being killed) the transport is told even if
  * the connection is DOWN already: whatever it still holds goes now.

@@ -31,7 +31,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=23
+PLAN=24
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -301,6 +301,26 @@ ib_counters() {
 	done
 }
 
+# net.rds.max_unacked_packets: at 1 every ping asks for an ack, at 10000
+# (and max_unacked_bytes large) none of 20 pings does.
+unacked_sysctl() {
+	local p0 b0 c0 c1 c2 rc=0
+	p0=$(sysctl -n net.rds.max_unacked_packets)
+	b0=$(sysctl -n net.rds.max_unacked_bytes)
+	c0=$(counter ib_tx_ack_required)
+	sysctl -qw net.rds.max_unacked_packets=1
+	rds_ping_all "" 20 -I $A4 $B4 > /dev/null || rc=1
+	c1=$(counter ib_tx_ack_required)
+	sysctl -qw net.rds.max_unacked_packets=10000 \
+		net.rds.max_unacked_bytes=1000000000
+	rds_ping_all "" 20 -I $A4 $B4 > /dev/null || rc=1
+	c2=$(counter ib_tx_ack_required)
+	sysctl -qw net.rds.max_unacked_packets="$p0" \
+		net.rds.max_unacked_bytes="$b0"
+	echo "ib_tx_ack_required: $c0 -> $c1 (at 1) -> $c2 (at 10000)"
+	[ "$rc" = 0 ] && [ $((c1 - c0)) -ge 20 ] && [ $((c2 - c1)) -lt 10 ]
+}
+
 # RDS_IB_WIRE_DEBUG=1: every check's output, and the core's live objects
 # after it (debugging the suite itself).
 if [ "${RDS_IB_WIRE_DEBUG:-0}" = 1 ]; then
@@ -375,6 +395,8 @@ else
 fi
 tap_check "rmmod rds_rdma under traffic: clean; unload and reload work" rmmod_under_load
 tap_check "ib_* counters in rds-info -c, sends and receives counted" ib_counters
+tap_check "net.rds.max_unacked_packets decides how often a sender asks for acks" \
+	unacked_sysctl
 echo "# $((SECONDS - t0)) s: device removal, unload"
 tap_check "IPv6: rds_tcp (wildcard) and rds_rdma (rxe0's addresses) both listen on 16385, siw0 not" \
 	ipv6_listeners

@@ -45,6 +45,8 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_MR_1M_FREE]		= "ib_rdma_mr_1m_free",
 	[RDS_RDMA_STAT_MR_1M_REUSED]		= "ib_rdma_mr_1m_reused",
 	[RDS_RDMA_STAT_MR_1M_POOL_DEPLETED]	= "ib_rdma_mr_1m_pool_depleted",
+	/* Ours: messages sent asking the peer for an ack. */
+	[RDS_RDMA_STAT_TX_ACK_REQUIRED]		= "ib_tx_ack_required",
 };
 EXPORT_SYMBOL_GPL(rds_rdma_stat_names);
 

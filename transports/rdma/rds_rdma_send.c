@@ -19,10 +19,6 @@
 
 #include "rds_rdma.h"
 
-/* Ask for an ack at least every this many messages or bytes (Linux). */
-#define RDS_RDMA_ACK_EVERY_MSGS		8
-#define RDS_RDMA_ACK_EVERY_BYTES	(16U << 20)
-
 /**
  * rds_rdma_ack_seq - the sequence we acknowledge to the peer
  * @conn: the connection
@@ -194,22 +190,27 @@ void rds_rdma_ack_worker(struct work_struct *work)
 	spin_unlock_bh(&ic->i_rx_lock);
 }
 
-/* Should the message starting now ask the peer for an ack? */
-static bool rds_rdma_want_ack(struct rds_rdma_conn *ic, struct rds_message *rm)
+/* Should the message starting now ask the peer for an ack? At least every
+ * net.rds.max_unacked_packets messages or _bytes bytes, as Linux.
+ */
+static bool rds_rdma_want_ack(struct rds_connection *conn,
+			      struct rds_rdma_conn *ic, struct rds_message *rm)
 {
 	u8 flags = rm->m_hdr.h_flags;
+	u32 packets, bytes;
 
 	/* A congestion map is never acked: its flags are exactly 0x01. */
 	if (flags & RDS_FLAG_CONG_BITMAP)
 		return false;
+	rds_conn_unacked_limits(conn, &packets, &bytes);
 	ic->i_unacked_msgs++;
 	ic->i_unacked_bytes += rm->m_len;
 	if ((flags & (RDS_FLAG_ACK_REQUIRED | RDS_FLAG_RETRANSMITTED)) ||
-	    ic->i_unacked_msgs >= RDS_RDMA_ACK_EVERY_MSGS ||
-	    ic->i_unacked_bytes >= RDS_RDMA_ACK_EVERY_BYTES ||
+	    ic->i_unacked_msgs >= packets || ic->i_unacked_bytes >= bytes ||
 	    atomic_read(&ic->i_send_used) > ic->i_send_ring / 2) {
 		ic->i_unacked_msgs = 0;
 		ic->i_unacked_bytes = 0;
+		rds_rdma_stat_inc(RDS_RDMA_STAT_TX_ACK_REQUIRED);
 		return true;
 	}
 	return false;
@@ -339,7 +340,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		if (rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
 		    !rm->m_rdma_cookie)
 			return 0;
-		ic->i_xmit_ackreq = rds_rdma_want_ack(ic, rm);
+		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
 	}
 	while (*pos < nfrags) {
 		if (rds_rdma_ring_full(ic))

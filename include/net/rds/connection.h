@@ -231,6 +231,8 @@ bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 		       int dev_if);
 void rds_connect_complete(struct rds_connection *conn);
 void rds_conn_drop(struct rds_connection *conn);
+void rds_conn_unacked_limits(const struct rds_connection *conn,
+			     u32 *packets, u32 *bytes);
 void rds_conn_destroy_transport(const struct rds_transport *trans,
 				struct net *net);
 
