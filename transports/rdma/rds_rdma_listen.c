@@ -53,7 +53,7 @@ static DEFINE_MUTEX(rds_rdma_listen_mutex);
 static LIST_HEAD(rds_rdma_listen6s);		/* under the mutex */
 static struct rdma_cm_id *rds_rdma_listen4;	/* under the mutex */
 static bool rds_rdma_listening;			/* under the mutex */
-static bool rds_rdma_listen6_retry;		/* forget the NULL ids */
+static unsigned long rds_rdma_listen6_retry;	/* bit 0: forget NULL ids */
 
 static void rds_rdma_listen6_worker(struct work_struct *work);
 static DECLARE_WORK(rds_rdma_listen6_w, rds_rdma_listen6_worker);
@@ -176,7 +176,7 @@ static void rds_rdma_listen6_worker(struct work_struct *work)
 	mutex_lock(&rds_rdma_listen_mutex);
 	if (!rds_rdma_listening)
 		goto out;
-	retry = xchg(&rds_rdma_listen6_retry, false);
+	retry = test_and_clear_bit(0, &rds_rdma_listen6_retry);
 	list_for_each_entry(l, &rds_rdma_listen6s, item)
 		l->seen = false;
 	for (i = 0; i < n; i++) {
@@ -215,7 +215,7 @@ out:
  */
 void rds_rdma_listen6_rescan(void)
 {
-	WRITE_ONCE(rds_rdma_listen6_retry, true);
+	set_bit(0, &rds_rdma_listen6_retry);
 	queue_work(rds_rdma_wq, &rds_rdma_listen6_w);
 }
 
