@@ -273,17 +273,28 @@ static void rds_tcp_drop_one(struct rds_connection *conn, void *arg)
 	rds_conn_drop(conn);
 }
 
+/* Read or parse the int behind @table into @val; the caller checks a
+ * written value and stores it (extra2 is the namespace, not a bound).
+ */
+static int rds_tcp_sysctl_int(rds_ctl_table *table, int write, void *buffer,
+			      size_t *lenp, loff_t *ppos, int *val)
+{
+	struct ctl_table tmp = *table;
+
+	*val = *(int *)table->data;
+	tmp.data = val;
+	tmp.extra1 = NULL;
+	tmp.extra2 = NULL;
+	return proc_dointvec(&tmp, write, buffer, lenp, ppos);
+}
+
 static int rds_tcp_skbuf_handler(rds_ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct net *net = table->extra2;
-	struct ctl_table tmp = *table;
-	int val = *(int *)table->data, ret;
+	int val, ret;
 
-	tmp.data = &val;
-	tmp.extra1 = NULL;
-	tmp.extra2 = NULL;
-	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	ret = rds_tcp_sysctl_int(table, write, buffer, lenp, ppos, &val);
 	if (ret || !write)
 		return ret;
 	if (val < 0 || (val && val < (long)table->extra1) || val > INT_MAX / 2)
@@ -307,13 +318,9 @@ static int rds_tcp_lanes_handler(rds_ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct net *net = table->extra2;
-	struct ctl_table tmp = *table;
-	int val = *(int *)table->data, ret;
+	int val, ret;
 
-	tmp.data = &val;
-	tmp.extra1 = NULL;
-	tmp.extra2 = NULL;
-	ret = proc_dointvec(&tmp, write, buffer, lenp, ppos);
+	ret = rds_tcp_sysctl_int(table, write, buffer, lenp, ppos, &val);
 	if (ret || !write)
 		return ret;
 	if (val < 1 || val > RDS_MPATH_WORKERS)
