@@ -6,6 +6,7 @@
 # tells each its role): host b serves, host a is the client. Pings,
 # verified rds-stress sessions and SHA-checked exactly-once delivery of
 # 0 B to 1 MiB messages both ways (rds-wirecheck), over IPv4 and IPv6,
+# RDMA read and write initiated from each host into the other's memory,
 # and proof on both ends that the connection is IB (rds-info -n, -I).
 # Either host may run either module set: RDS_IMPL (ours or intree) names
 # the one that must be loaded there, so the same script checks ours <->
@@ -175,9 +176,13 @@ common() {
 
 stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
 big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
+# Each side acks the other's requests with an RDMA read or write of
+# 64 KiB into memory the requester registered (RDS_CMSG_RDMA_MAP, the
+# path Linux's rds_rdma supports): RDMA initiated from both hosts.
+rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 12; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 13; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IB, IPv4: verified" \
@@ -187,6 +192,8 @@ b)
 			serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
 		tap_check "host b: served rds-stress over IB, 64 KiB requests: verified" \
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
+		tap_check "host b: served rds-stress -D 65536 over IB: RDMA read and write into host a's memory, verified" \
+			serve rdma $((PORT + 50)) "$RDS_WIRE_SELF"
 	fi
 	tap_check "host b: 2 x $MSGS messages 0 B..1 MiB from host a, IPv4: exactly once, in order, intact" \
 		wc_recv wc4 $((PORT + 30)) "$RDS_WIRE_SELF"
@@ -208,7 +215,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 13; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 14; fi
 	common
 	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -221,6 +228,8 @@ a)
 			client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
 		tap_check "host a: rds-stress to host b over IB, 64 KiB requests: verified" \
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
+		tap_check "host a: rds-stress -D 65536 to host b over IB: RDMA read and write into host b's memory, verified" \
+			client rdma $((PORT + 50)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${rdma_args[@]}"
 	fi
 	tap_check "host a: 2 x $MSGS messages 0 B..1 MiB to host b, IPv4: sent" \
 		wc_send wc4 $((PORT + 30)) "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"

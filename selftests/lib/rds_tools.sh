@@ -65,7 +65,8 @@ rds_wait_listen() {
 # rds_stress_ok JSON-FILE [SUMMARY-FILE NAME]: rds-stress --json -v says
 # ok, verified every payload (the option was on and no byte differed, no
 # request or ack was delivered twice, out of order or not at all), and
-# messages really went both ways (a count, not just an exit status). The
+# messages really went both ways (a count, not just an exit status); with
+# -D, RDMA of each kind asked for moved and none failed. The
 # counts and rate are appended to SUMMARY-FILE as "NAME: ...".
 rds_stress_ok() {
 	python3 - "$@" <<'PY'
@@ -87,6 +88,19 @@ if len(sys.argv) > 2:
 ok = (d["status"] == "ok" and d["options"]["verify"] and d["verify_errors"] == 0 and
       d["messages_tx"] > 0 and d["messages_rx"] > 0 and
       d["average"] is not None and d["average"]["tx_per_s"] > 0)
+# With -D, RDMA really moved, this side issuing it (it acks the peer's
+# requests with RDMA): reads with -M 0 or 1, writes with -M 0 or 2.
+o, avg = d["options"], d["average"] or {}
+if o.get("rdma_bytes"):
+    mode = o.get("rdma_mode", 0)
+    print("RDMA: %.0f KiB/s read, %.0f KiB/s written, %s errors, %s deferred" %
+          (avg.get("rdma_in_kbytes_per_s", 0), avg.get("rdma_out_kbytes_per_s", 0),
+           d["rdma_errors"], d["rdma_deferred"]))
+    ok = ok and d["rdma_errors"] == 0
+    if mode in (0, 1):
+        ok = ok and avg.get("rdma_in_kbytes_per_s", 0) > 0
+    if mode in (0, 2):
+        ok = ok and avg.get("rdma_out_kbytes_per_s", 0) > 0
 if d.get("error"):
     print("error:", d["error"])
 sys.exit(0 if ok else 1)

@@ -20,3 +20,74 @@ wirecheck_wait_ready() {
 	echo "rds-wirecheck receiver not ready" >&2
 	return 1
 }
+
+# wirecheck_ns NS: the command prefix that runs in network namespace NS
+# ("-": none, this one), in the array WC_NS. A prefix, not a function:
+# a function run in the background is a subshell, and killing that would
+# leave its rds-wirecheck behind, still bound.
+wirecheck_ns() {
+	WC_NS=()
+	[ "$1" = - ] || WC_NS=(ip netns exec "$1")
+}
+
+# wirecheck_counters NS WHO: what a failed check needs to tell loss in
+# the kernel (drops, resets, stuck messages) from loss in the test.
+wirecheck_counters() {
+	wirecheck_ns "$1"
+	echo "$2 (${1/#-/this namespace}):"
+	"${WC_NS[@]}" "$T/rds-info" -c 2>&1 |
+		awk '/drop|stuck|reset|retransmit|delivered|queued/ && $2 != 0' |
+		sed 's/^/  /'
+	"${WC_NS[@]}" "$T/rds-info" -n 2>&1 | sed 's/^/  /'
+}
+
+# wirecheck_run FROM_NS FROM TO_NS TO SENDERS COUNT STALL RCVBUF
+#               [DISTURB...]
+# SENDERS sockets on FROM (in FROM_NS, "-" for this namespace) send COUNT
+# messages each to TO (in TO_NS), starting once the receiver is bound;
+# the receiver stalls STALL seconds with SO_RCVBUF RCVBUF (0 0: neither);
+# DISTURB runs in the background meanwhile. Passes when everything
+# arrived once, in order, intact. Uses $WC, $T, $WORK; bumps $PORT.
+wirecheck_run() {
+	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 stall=$7
+	local rcvbuf=$8 i rc rpid dpid="" spids=()
+
+	shift 8
+	rm -f "$WORK"/recv "$WORK"/send* "$WORK"/disturb
+	wirecheck_ns "$tns"
+	"${WC_NS[@]}" "$WC" recv "$to" "$PORT" "$senders" "$count" 240 \
+		"$stall" "$rcvbuf" > "$WORK/recv" 2>&1 &
+	rpid=$!
+	if ! wirecheck_wait_ready "$WORK/recv" $rpid; then
+		kill $rpid 2>/dev/null
+		wait $rpid
+		cat "$WORK/recv"
+		PORT=$((PORT + 100))
+		return 1
+	fi
+	wirecheck_ns "$fns"
+	for ((i = 0; i < senders; i++)); do
+		"${WC_NS[@]}" "$WC" send "$from" "$to" "$PORT" "$i" \
+			"$count" > "$WORK/send$i" 2>&1 &
+		spids+=($!)
+	done
+	if [ $# -gt 0 ]; then
+		"$@" > "$WORK/disturb" 2>&1 &
+		dpid=$!
+	fi
+	wait $rpid
+	rc=$?
+	[ -n "$dpid" ] && wait "$dpid"
+	# Senders stay until killed (closing would drop what is unacked).
+	kill "${spids[@]}" 2>/dev/null
+	wait "${spids[@]}" 2>/dev/null
+	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
+	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
+	if [ $rc -ne 0 ]; then
+		wirecheck_counters "$tns" receiver
+		wirecheck_counters "$fns" sender
+	fi
+	rm -f "$WORK"/send*
+	PORT=$((PORT + 100))
+	return $rc
+}

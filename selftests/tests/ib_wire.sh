@@ -21,6 +21,7 @@
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/rds_tools.sh
+. lib/wirecheck.sh
 T=$RDS_TOOLS
 WC=$PWD/wirecheck/rds-wirecheck
 MSGS=${RDS_IB_WIRE_MSGS:-12}
@@ -53,19 +54,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# until_ready FILE: rds-wirecheck's receiver (output in FILE) is bound.
-# A fixed sleep is not enough on a loaded host: messages sent before the
-# bind are dropped (recv_drop_no_sock) and look lost.
-until_ready() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -q "receiver ready" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "the receiver did not get ready"
-	return 1
-}
-
 counter() {	# NAME: its RDS_INFO_COUNTERS value (empty if not listed)
 	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { print $2 }'
 }
@@ -73,33 +61,9 @@ counter() {	# NAME: its RDS_INFO_COUNTERS value (empty if not listed)
 # wirecheck FROM TO SENDERS COUNT [STALL RCVBUF [DISTURB...]]: SENDERS
 # sockets on FROM send COUNT messages each to TO; the receiver stalls
 # STALL seconds with SO_RCVBUF RCVBUF (0 0: neither); DISTURB runs in the
-# background meanwhile. Passes when everything arrived once, in order,
-# intact.
+# background meanwhile (lib/wirecheck.sh).
 wirecheck() {
-	local from=$1 to=$2 senders=$3 count=$4 stall=${5:-0} rcvbuf=${6:-0}
-	local i rc dpid="" rpid
-	shift 6 2>/dev/null || shift $#
-	"$WC" recv "$to" $PORT "$senders" "$count" 240 "$stall" "$rcvbuf" \
-		> "$WORK/recv" 2>&1 &
-	rpid=$!
-	until_ready "$WORK/recv"
-	for ((i = 0; i < senders; i++)); do
-		"$WC" send "$from" "$to" $PORT "$i" "$count" > "$WORK/send$i" 2>&1 &
-	done
-	if [ $# -gt 0 ]; then
-		"$@" > "$WORK/disturb" 2>&1 &
-		dpid=$!
-	fi
-	wait $rpid
-	rc=$?
-	[ -n "$dpid" ] && wait "$dpid"
-	pkill -f "rds-wirecheck send" 2>/dev/null
-	wait 2>/dev/null
-	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
-	rm -f "$WORK"/send*
-	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
-	PORT=$((PORT + 100))
-	return $rc
+	wirecheck_run - "$1" - "$2" "$3" "$4" "${5:-0}" "${6:-0}" "${@:7}"
 }
 
 # ib_conn LOCAL PEER [TRANSPORT]: rds-info -n lists that connection with
@@ -219,7 +183,7 @@ rmmod_under_load() {
 	local senders=() i rc=0 out
 	"$WC" recv $B4 $PORT 2 100000 60 > "$WORK/recv" 2>&1 &
 	local rpid=$!
-	until_ready "$WORK/recv"
+	wirecheck_wait_ready "$WORK/recv" $rpid || { kill $rpid; return 1; }
 	for i in 0 1; do
 		"$WC" send $A4 $B4 $PORT "$i" 100000 > /dev/null 2>&1 &
 		senders+=($!)

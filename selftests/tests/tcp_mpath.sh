@@ -16,6 +16,7 @@ WC=$PWD/wirecheck/rds-wirecheck
 PORT=6200
 WORK=$(mktemp -d /tmp/rds-tcp-mpath.XXXXXX)
 . lib/netns_pair.sh
+. lib/wirecheck.sh
 A=$NETNS_A B=$NETNS_B
 A4=$NETNS_A_IP B4=$NETNS_B_IP A6=$NETNS_A_IP6 B6=$NETNS_B_IP6
 LANES=/proc/sys/net/rds/tcp/rds_tcp_lanes
@@ -84,31 +85,9 @@ lanes_used() {	# PEER MIN
 }
 
 # wirecheck FROM_NS FROM TO_NS TO SENDERS COUNT [DISTURB...]: as in
-# tcp_wire.sh: passes when everything arrived once, in order, intact.
+# tcp_wire.sh (lib/wirecheck.sh).
 wirecheck() {
-	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 i rc dpid=
-	shift 6
-	ip netns exec "$tns" "$WC" recv "$to" $PORT "$senders" "$count" 200 \
-		> "$WORK/recv" 2>&1 &
-	local rpid=$!
-	sleep 0.5
-	for ((i = 0; i < senders; i++)); do
-		ip netns exec "$fns" "$WC" send "$from" "$to" $PORT "$i" "$count" \
-			> "$WORK/send$i" 2>&1 &
-	done
-	if [ $# -gt 0 ]; then
-		"$@" > "$WORK/disturb" 2>&1 &
-		dpid=$!
-	fi
-	wait $rpid
-	rc=$?
-	[ -n "$dpid" ] && wait "$dpid"
-	pkill -f "rds-wirecheck send" 2>/dev/null
-	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
-	rm -f "$WORK"/send*
-	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
-	PORT=$((PORT + 100))
-	return $rc
+	wirecheck_run "${@:1:6}" 0 0 "${@:7}"
 }
 
 reset_one_lane() {	# N -4|-6: reset one of A's lanes at a time, N times

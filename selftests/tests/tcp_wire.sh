@@ -36,38 +36,9 @@ counter() {	# counter NETNS NAME: the RDS_INFO_COUNTERS value
 
 # wirecheck FROM_NS FROM TO_NS TO SENDERS COUNT [DISTURB...]: SENDERS
 # sockets in FROM_NS send COUNT messages each to TO; DISTURB runs (in the
-# background) while they do. Passes when everything arrived once, in
-# order, intact.
+# background) while they do (lib/wirecheck.sh).
 wirecheck() {
-	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 i rc dpid=
-	shift 6
-	rm -f "$WORK"/recv "$WORK"/send* "$WORK"/disturb
-	ip netns exec "$tns" "$WC" recv "$to" $PORT "$senders" "$count" 240 \
-		> "$WORK/recv" 2>&1 &
-	local rpid=$!
-	if ! wirecheck_wait_ready "$WORK/recv" $rpid; then
-		kill $rpid
-		wait $rpid
-		cat "$WORK/recv"
-		PORT=$((PORT + 100))
-		return 1
-	fi
-	for ((i = 0; i < senders; i++)); do
-		ip netns exec "$fns" "$WC" send "$from" "$to" $PORT "$i" "$count" \
-			> "$WORK/send$i" 2>&1 &
-	done
-	if [ $# -gt 0 ]; then
-		"$@" > "$WORK/disturb" 2>&1 &
-		dpid=$!
-	fi
-	wait $rpid
-	rc=$?
-	[ -n "$dpid" ] && wait "$dpid"
-	pkill -f "rds-wirecheck send" 2>/dev/null
-	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
-	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
-	PORT=$((PORT + 100))
-	return $rc
+	wirecheck_run "${@:1:6}" 0 0 "${@:7}"
 }
 
 reset_tcp() {	# kill the RDS/TCP connections of namespace $1 N times
