@@ -80,17 +80,22 @@ except Exception as e:
 print("status %s, %s tx, %s rx, verify_errors %s (duplicates %s, out of order %s), average %s" %
       (d["status"], d["messages_tx"], d["messages_rx"], d["verify_errors"],
        d.get("duplicates"), d.get("out_of_order"), d["average"]))
+avg = d["average"] or {}
 if len(sys.argv) > 2:
+    rdma = ""
+    if d["options"].get("rdma_bytes"):
+        rdma = ", RDMA %.0f KiB/s read, %.0f KiB/s written" % (
+            avg.get("rdma_in_kbytes_per_s", 0), avg.get("rdma_out_kbytes_per_s", 0))
     with open(sys.argv[2], "a") as f:
-        f.write("%s: %d messages out, %d in, verified, %.0f tx/s\n" %
+        f.write("%s: %d messages out, %d in, verified, %.0f tx/s%s\n" %
                 (sys.argv[3], d["messages_tx"], d["messages_rx"],
-                 (d["average"] or {}).get("tx_per_s", 0)))
+                 avg.get("tx_per_s", 0), rdma))
 ok = (d["status"] == "ok" and d["options"]["verify"] and d["verify_errors"] == 0 and
       d["messages_tx"] > 0 and d["messages_rx"] > 0 and
       d["average"] is not None and d["average"]["tx_per_s"] > 0)
 # With -D, RDMA really moved, this side issuing it (it acks the peer's
 # requests with RDMA): reads with -M 0 or 1, writes with -M 0 or 2.
-o, avg = d["options"], d["average"] or {}
+o = d["options"]
 if o.get("rdma_bytes"):
     mode = o.get("rdma_mode", 0)
     print("RDMA: %.0f KiB/s read, %.0f KiB/s written, %s errors, %s deferred" %
