@@ -31,7 +31,9 @@ make -C "$tree" -s all > "$RESULTS/build.log" 2>&1 ||
 
 echo "# soak: $ROUNDS rounds of tcp_teardown on $KVER; results in $RESULTS"
 # kmemleak-check.sh, not the log scan, judges kmemleak's own line.
+# run.sh's per-program limit (600 s) would cut a long soak short.
 guest="$(printf '%q ' env RDS_TEARDOWN_ROUNDS="$ROUNDS" \
+	RDS_TEST_TIMEOUT=$((ROUNDS * 40 + 600)) \
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 	selftests/run.sh tcp_teardown)"
 guest+='; rc=$?; scripts/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1; exit $rc'
