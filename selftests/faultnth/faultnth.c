@@ -160,11 +160,7 @@ static void drain(int fd)
 	struct msghdr m;
 
 	for (;;) {
-		memset(&m, 0, sizeof(m));
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
+		rds_msg_init(&m, &iov, cbuf, sizeof(cbuf));
 		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0)
 			return;
 	}

@@ -33,6 +33,7 @@ cd "$(dirname "$0")/.." || exit 1
 SECS=${RDS_WIRE_SECONDS:-3}
 SHORT=${RDS_WIRE_SHORT:-0}
 WC=$PWD/wirecheck/rds-wirecheck
+AP=$PWD/atomicpeer/rds-atomic-peer
 MSGS=24
 [ "$SHORT" = 1 ] && MSGS=12
 RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost-ib.XXXXXX)
@@ -162,12 +163,55 @@ ping_when_ready() {	# ADDRESS: after host b is up
 # traffic came. Our receiver acks such a tail by itself. So a host that
 # runs ours pings its peer once more on each connection when the peer
 # has nothing more to send: the pongs carry the acks.
+# Atomics from host a into memory host b registered (rds-atomic-peer).
+# Only our initiator: Linux 6.1 posts every atomic as a masked one, which
+# rxe lacks. Each host marks its module set, so the target knows.
+peer_is_ours() {
+	[ -e "$RDS_WIRE_DIR/$(wire_peer_role).impl-ours" ]
+}
+
+# Linux 6.1 registers memory without remote atomic access: atomics into
+# it fail (RDS_RDMA_REMOTE_ERROR) and nothing moves (rds-atomic-peer's
+# "refused" mode); the checks after this one show the connection back.
+atomic_target() {	# PORT
+	local out=$RDS_TOOLS_WORK/atomic.target pid rc i mode=()
+	[ "${RDS_IMPL:-}" = intree ] && mode=(refused)
+	"$AP" target "$RDS_WIRE_SELF" "$1" "${mode[@]}" > "$out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "target ready" "$out" && break
+		sleep 0.1
+	done
+	wire_mark atomics
+	# Refused: no verdict over RDS (see rds-atomic-peer.c); host a says
+	# when its initiator is gone, and the words are checked then.
+	if [ ${#mode[@]} -gt 0 ]; then
+		wire_wait atomics.done 180
+		kill -USR1 $pid
+	fi
+	wait $pid
+	rc=$?
+	cat "$out"
+	return $rc
+}
+
+atomic_init() {		# PORT
+	local mode=() rc
+	peer_is_ours || mode=(refused)
+	wire_wait atomics 180 || return 1
+	"$AP" init "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$1" "${mode[@]}"
+	rc=$?
+	wire_mark atomics.done
+	return $rc
+}
+
 tail_ping() {
 	[ "${RDS_IMPL:-}" = ours ] || { echo "not ours: nothing to do"; return 0; }
 	rds_ping_all "" 1 "$RDS_WIRE_PEER" && rds_ping_all "" 1 "$RDS_WIRE_PEER6"
 }
 
 common() {
+	wire_mark "impl-${RDS_IMPL:-unset}"
 	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6 over rxe1; sessions of $SECS s, $MSGS messages per wirecheck sender"
 	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" impl_matches
 	tap_check "host $ROLE: rxe1 is ACTIVE on wire0" has_rxe1
@@ -182,7 +226,7 @@ big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 13; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 14; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IB, IPv4: verified" \
@@ -194,6 +238,12 @@ b)
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
 		tap_check "host b: served rds-stress -D 65536 over IB: RDMA read and write into host a's memory, verified" \
 			serve rdma $((PORT + 50)) "$RDS_WIRE_SELF"
+		if peer_is_ours; then
+			tap_check "host b: atomics from host a into memory this host registered (Linux's: refused, untouched)" \
+				atomic_target $((PORT + 60))
+		else
+			tap_skip "host b: atomics from host a" "host a runs Linux's RDS: its atomics are masked, rxe has none"
+		fi
 	fi
 	tap_check "host b: 2 x $MSGS messages 0 B..1 MiB from host a, IPv4: exactly once, in order, intact" \
 		wc_recv wc4 $((PORT + 30)) "$RDS_WIRE_SELF"
@@ -215,7 +265,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 14; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 15; fi
 	common
 	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -230,6 +280,12 @@ a)
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"
 		tap_check "host a: rds-stress -D 65536 to host b over IB: RDMA read and write into host b's memory, verified" \
 			client rdma $((PORT + 50)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${rdma_args[@]}"
+		if [ "${RDS_IMPL:-}" = ours ]; then
+			tap_check "host a: atomics into memory host b registered: FADD, CSWP right (Linux's: refused, recovers)" \
+				atomic_init $((PORT + 60))
+		else
+			tap_skip "host a: atomics into host b's memory" "Linux's RDS posts masked atomics, rxe has none"
+		fi
 	fi
 	tap_check "host a: 2 x $MSGS messages 0 B..1 MiB to host b, IPv4: sent" \
 		wc_send wc4 $((PORT + 30)) "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"

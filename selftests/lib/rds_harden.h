@@ -162,12 +162,8 @@ static inline int rds_get_notify(int fd, struct rds_rdma_notify *n, int ms)
 	struct cmsghdr *c;
 
 	for (;;) {
-		memset(&m, 0, sizeof(m));
 		memset(cbuf, 0xff, sizeof(cbuf));
-		m.msg_iov = &iov;
-		m.msg_iovlen = 1;
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
+		rds_msg_init(&m, &iov, cbuf, sizeof(cbuf));
 		if (recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
 			break;
 		if (errno != EAGAIN)

@@ -437,6 +437,17 @@ static inline void rds_fill(void *buf, size_t len, unsigned int seed)
 }
 
 /* The first cmsg at @level/@type, or NULL. */
+/* A msghdr for recvmsg into @iov with room for control data at @cbuf. */
+static inline void rds_msg_init(struct msghdr *m, struct iovec *iov,
+				void *cbuf, size_t clen)
+{
+	memset(m, 0, sizeof(*m));
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	m->msg_control = cbuf;
+	m->msg_controllen = clen;
+}
+
 static inline struct cmsghdr *rds_find_cmsg(struct msghdr *m, int level,
 					    int type)
 {
