@@ -72,6 +72,42 @@ print("ok,%.1f,%.1f,%.1f,%.2f,%.2f," % (mean("tx_per_s"), mean("rx_per_s"),
 PY
 }
 
+# The raw verbs ceiling for the rdma-write row: perftest's ib_write_bw,
+# 64 KiB writes over the RDMA CM on rxe0 between the same two addresses
+# (one QP, the device looping back as RDS does). Its MiB/s becomes K/s;
+# tx/s counts the writes.
+perftest_write() {	# LOCAL PEER (the CM picks the local one)
+	local run out err rc
+	for run in $(seq "$RUNS"); do
+		out=/tmp/perftest.out err=/tmp/perftest.err
+		if ! command -v ib_write_bw > /dev/null; then
+			echo "$IMPL,ib,perftest-write,$run,error,,,,,,ib_write_bw not installed (perftest)" |
+				tee -a "$CSV"
+			continue
+		fi
+		ib_write_bw -d rxe0 -R -F -s 65536 -D "$SECONDS_MEASURED" \
+			> /tmp/perftest.srv 2>&1 &
+		local spid=$!
+		sleep 1
+		timeout $((SECONDS_MEASURED + 60)) ib_write_bw -d rxe0 -R -F \
+			-s 65536 -D "$SECONDS_MEASURED" "$2" > "$out" 2> "$err"
+		rc=$?
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		# "65536  ITERS  PEAK  AVERAGE  MSGRATE" (MiB/s, Mpps)
+		awk -v impl="$IMPL" -v run="$run" -v rc="$rc" '
+			$1 == 65536 && NF >= 5 { avg = $4; ok = 1 }
+			END {
+				if (ok && rc == 0)
+					printf "%s,ib,perftest-write,%s,ok,%.1f,%.1f,%.1f,0,0,\n",
+					       impl, run, avg * 16, avg * 16, avg * 1024
+				else
+					printf "%s,ib,perftest-write,%s,error,,,,,,ib_write_bw exit %s\n",
+					       impl, run, rc
+			}' "$out" | tee -a "$CSV"
+	done
+}
+
 . selftests/lib/netns_pair.sh
 for tr in $TRANSPORTS; do
 	read -r laddr faddr extra <<<"$(endpoints "$tr")"
@@ -110,5 +146,6 @@ for tr in $TRANSPORTS; do
 		done
 	done
 	[ "$tr" = tcp ] && netns_pair_down
+	[ "$tr" = ib ] && perftest_write "$laddr" "$faddr"
 done
 exit 0

@@ -69,6 +69,25 @@ def ratio(cells, m):
     return "%.2f" % (o[m] / i[m])
 
 
+def ceiling(summary):
+    """RDMA write over RDS as a share of the raw verbs ceiling measured in
+    the same boot (perftest's ib_write_bw on the same device)."""
+    out = []
+    for tr in sorted({k[0] for k in summary}):
+        w, p = summary.get((tr, "rdma-write")), summary.get((tr, "perftest-write"))
+        if not w or not p:
+            continue
+        parts = []
+        for impl in IMPLS:
+            wc, pc = w.get(impl), p.get(impl)
+            if wc and pc and wc["ok"] and pc["ok"] and pc["kbytes_per_s"]:
+                parts.append("%s %.0f%% of %.0f K/s" % (
+                    impl, 100 * wc["kbytes_per_s"] / pc["kbytes_per_s"], pc["kbytes_per_s"]))
+        if parts:
+            out.append("%s rdma-write K/s as a share of ib_write_bw: %s" % (tr, "; ".join(parts)))
+    return [""] + out if out else []
+
+
 def main():
     outdir, paths = sys.argv[1], sys.argv[2:]
     summary = summarize(load(paths))
@@ -106,6 +125,7 @@ def main():
             lines.append("%-10s %-17s %-8s %-12s %-12s %s" % (
                 k[0], k[1], label, fmt(cells.get("ours"), m, notes),
                 fmt(cells.get("intree"), m, notes), ratio(cells, m)))
+    lines += ceiling(summary)
     if notes:
         lines.append("")
         lines += ["[%d] %s" % (i + 1, e) for i, e in enumerate(notes)]

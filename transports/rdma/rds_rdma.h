@@ -355,6 +355,7 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_MR_1M_REUSED,
 	RDS_RDMA_STAT_MR_1M_POOL_DEPLETED,
 	RDS_RDMA_STAT_TX_ACK_REQUIRED,
+	RDS_RDMA_STAT_RX_PAGE_REUSED,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -376,6 +377,11 @@ int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 
 extern struct workqueue_struct *rds_rdma_wq;
+
+/* rds_rdma_pages.c */
+struct page *rds_rdma_page_get(gfp_t gfp);
+void rds_rdma_page_put(struct page *page);
+void rds_rdma_pages_drain(void);
 
 /* rds_rdma_dev.c */
 int rds_rdma_dev_init(void);

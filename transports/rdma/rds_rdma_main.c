@@ -47,6 +47,8 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_MR_1M_POOL_DEPLETED]	= "ib_rdma_mr_1m_pool_depleted",
 	/* Ours: messages sent asking the peer for an ack. */
 	[RDS_RDMA_STAT_TX_ACK_REQUIRED]		= "ib_tx_ack_required",
+	/* Ours: receive pages taken from the recycled ones. */
+	[RDS_RDMA_STAT_RX_PAGE_REUSED]		= "ib_rx_page_reused",
 };
 EXPORT_SYMBOL_GPL(rds_rdma_stat_names);
 
@@ -243,4 +245,5 @@ void rds_rdma_engine_exit(void)
 	rds_rdma_dev_exit();
 	rds_rdma_sysctl_exit();
 	destroy_workqueue(rds_rdma_wq);
+	rds_rdma_pages_drain();
 }

@@ -72,10 +72,10 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 						      RDS_FRAG_SIZE,
 						      DMA_FROM_DEVICE);
 		} else {
-			page = alloc_page(gfp);
+			page = rds_rdma_page_get(gfp);
 			if (!page || rds_rdma_recv_page(ic, r, page)) {
 				if (page)
-					__free_page(page);
+					rds_rdma_page_put(page);
 				rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
 				queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
 						   RDS_RDMA_RX_RETRY);
@@ -117,7 +117,7 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 
 	for (i = 0; i < inc->ii_got; i++)
 		if (inc->ii_pages[i])
-			__free_page(inc->ii_pages[i]);
+			rds_rdma_page_put(inc->ii_pages[i]);
 	kfree(inc);
 }
 
@@ -391,10 +391,10 @@ int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 		r->r_sge[0].lkey = lkey;
 		r->r_sge[1].length = RDS_FRAG_SIZE;
 		r->r_sge[1].lkey = lkey;
-		page = alloc_page(GFP_KERNEL | __GFP_ACCOUNT);
+		page = rds_rdma_page_get(GFP_KERNEL | __GFP_ACCOUNT);
 		if (!page || rds_rdma_recv_page(ic, r, page)) {
 			if (page)
-				__free_page(page);
+				rds_rdma_page_put(page);
 			rds_rdma_recv_ring_free(ic);
 			return -ENOMEM;
 		}
@@ -438,7 +438,7 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 			continue;
 		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-		__free_page(r->r_page);
+		rds_rdma_page_put(r->r_page);
 		r->r_page = NULL;
 	}
 	if (ic->i_recv_hdrs) {
