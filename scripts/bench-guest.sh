@@ -88,10 +88,15 @@ perftest_write() {	# LOCAL PEER (the CM picks the local one)
 		ib_write_bw -d rxe0 -R -F -s 65536 -D "$SECONDS_MEASURED" \
 			> /tmp/perftest.srv 2>&1 &
 		local spid=$!
-		sleep 1
-		timeout $((SECONDS_MEASURED + 60)) ib_write_bw -d rxe0 -R -F \
-			-s 65536 -D "$SECONDS_MEASURED" "$2" > "$out" 2> "$err"
-		rc=$?
+		# The server may take a while to listen: try again.
+		for _ in 1 2 3 4 5; do
+			sleep 1
+			timeout $((SECONDS_MEASURED + 60)) ib_write_bw -d rxe0 -R -F \
+				-s 65536 -D "$SECONDS_MEASURED" "$2" > "$out" 2> "$err"
+			rc=$?
+			[ "$rc" = 0 ] && break
+			kill -0 "$spid" 2>/dev/null || break
+		done
 		kill "$spid" 2>/dev/null
 		wait "$spid" 2>/dev/null
 		# "65536  ITERS  PEAK  AVERAGE  MSGRATE" (MiB/s, Mpps)

@@ -32,7 +32,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=24
+PLAN=25
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -109,6 +109,22 @@ stress_v() {	# LOCAL PEER: rds-stress -v, 2 tasks, 64 KiB
 	local rc=$?
 	PORT=$((PORT + 100))
 	return $rc
+}
+
+# 8 KiB requests, 4 tasks 16 deep: explicit acks go out between the
+# fragments of messages both ways, and must never look like a fragment
+# of another message to the receiver (that reset the connection ~every
+# 2 s until the receiver took an ack anywhere, as Linux does).
+steady_stress() {	# LOCAL PEER
+	local r0 b0 r1 b1 rc
+	r0=$(counter conn_reset) b0=$(counter ib_rx_bad_fragment)
+	rds_stress_pair "" "" "steady$PORT" "$PORT" "$2" "$1" \
+		-t 4 -d 16 -q 8192 -a 256 -T 5 -z
+	rc=$?
+	PORT=$((PORT + 100))
+	r1=$(counter conn_reset) b1=$(counter ib_rx_bad_fragment)
+	echo "conn_reset ${r0:-0} -> ${r1:-0}, ib_rx_bad_fragment ${b0:-0} -> ${b1:-0}"
+	[ "$rc" = 0 ] && [ "${r0:-0}" = "${r1:-0}" ] && [ "${b0:-0}" = "${b1:-0}" ]
 }
 
 # grew NAME BEFORE: the counter is above BEFORE now.
@@ -317,6 +333,8 @@ tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
 tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
 tap_check "rds-stress -v over IB (2 tasks, 64 KiB)" stress_v $A4 $B4
+tap_check "rds-stress 8 KiB, 4 tasks x 16 deep, 5 s: no connection reset, no bad fragment" \
+	steady_stress $A4 $B4
 tap_check "2 senders x $MSGS messages, 0 B to 1 MiB, $A4 -> $B4: exactly once, in order, intact" \
 	wirecheck $A4 $B4 2 "$MSGS"
 tap_check "the same $B4 -> $A4" wirecheck $B4 $A4 2 "$MSGS"

@@ -184,8 +184,11 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 	}
 	rds_rdma_peer_acked(conn, be64_to_cpu(hdr.h_ack));
 
-	/* Ports 0/0 and nothing else: an ack (or a heartbeat we ignore). */
-	if (!inc && !hdr.h_sport && !hdr.h_dport && !data_len) {
+	/* Ports 0/0 and nothing else: an ack (or a heartbeat we ignore).
+	 * It may come between two fragments of a message: explicit acks
+	 * are posted from the receive path, whenever one is due.
+	 */
+	if (!hdr.h_sport && !hdr.h_dport && !data_len) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_RECEIVED);
 		return;
 	}
