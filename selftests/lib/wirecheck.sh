@@ -41,18 +41,29 @@ wirecheck_counters() {
 	"${WC_NS[@]}" "$T/rds-info" -n 2>&1 | sed 's/^/  /'
 }
 
+# wirecheck_resets NS: its conn_reset counter (0 if not listed).
+wirecheck_resets() {
+	wirecheck_ns "$1"
+	"${WC_NS[@]}" "$T/rds-info" -c 2>/dev/null |
+		awk '$1 == "conn_reset" { n = $2 } END { print n + 0 }'
+}
+
 # wirecheck_run FROM_NS FROM TO_NS TO SENDERS COUNT STALL RCVBUF
 #               [DISTURB...]
 # SENDERS sockets on FROM (in FROM_NS, "-" for this namespace) send COUNT
 # messages each to TO (in TO_NS), starting once the receiver is bound;
 # the receiver stalls STALL seconds with SO_RCVBUF RCVBUF (0 0: neither);
 # DISTURB runs in the background meanwhile. Passes when everything
-# arrived once, in order, intact. Uses $WC, $T, $WORK; bumps $PORT.
+# arrived once, in order, intact, and, with no DISTURB, no connection of
+# either end was reset meanwhile (retransmission hides a reset from the
+# receiver's checks: the counter does not). Uses $WC, $T, $WORK; bumps
+# $PORT.
 wirecheck_run() {
 	local fns=$1 from=$2 tns=$3 to=$4 senders=$5 count=$6 stall=$7
-	local rcvbuf=$8 i rc rpid dpid="" spids=()
+	local rcvbuf=$8 i rc rpid dpid="" spids=() r0 r1
 
 	shift 8
+	r0="$(wirecheck_resets "$fns") $(wirecheck_resets "$tns")"
 	rm -f "$WORK"/recv "$WORK"/send* "$WORK"/disturb
 	wirecheck_ns "$tns"
 	"${WC_NS[@]}" "$WC" recv "$to" "$PORT" "$senders" "$count" 240 \
@@ -83,6 +94,11 @@ wirecheck_run() {
 	wait "${spids[@]}" 2>/dev/null
 	cat "$WORK/recv" "$WORK"/send* 2>/dev/null
 	[ -n "$dpid" ] && sed 's/^/disturb: /' "$WORK/disturb"
+	r1="$(wirecheck_resets "$fns") $(wirecheck_resets "$tns")"
+	if [ $# -eq 0 ] && [ "$r0" != "$r1" ]; then
+		echo "conn_reset (sender, receiver) went from $r0 to $r1 with nothing disturbing the wire"
+		rc=1
+	fi
 	if [ $rc -ne 0 ]; then
 		wirecheck_counters "$tns" receiver
 		wirecheck_counters "$fns" sender
