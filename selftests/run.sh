@@ -46,8 +46,11 @@ for p in "${progs[@]}"; do
 	echo "# ---- $name"
 	mark=$(dmesg | wc -l)
 	out=$(mktemp)
+	t0=$SECONDS
 	timeout -k 10 "$TIMEOUT" "./$p" > "$out" 2>&1
 	rc=$?
+	# How long each program took: what to trim when the suite is slow.
+	emit "# $name: $((SECONDS - t0)) s"
 	sub_fail=0
 	while IFS= read -r line; do
 		case "$line" in
