@@ -10,7 +10,8 @@
  *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting, backlog)
  *   the core's locks (c_lock, rs_lock) taken by rds_recv_incoming() and
  *   rds_send_drop_acked()
- * rds_rdma_devs_lock is taken alone.
+ * rds_rdma_devs_lock is taken alone. rds_rdma_pages_lock (the recycled
+ * receive pages) is a leaf: taken under i_rx_lock or none, takes nothing.
  */
 #ifndef _RDS_RDMA_H
 #define _RDS_RDMA_H

@@ -10,7 +10,12 @@
  * One stack for the engine, bounded: a reader and the completion that
  * refills usually run on different CPUs, so per-CPU stacks would only
  * move the allocation around. A page may hold an earlier message's
- * bytes; only what a fragment received is ever copied out of it.
+ * bytes; only what a fragment received is ever copied out of it. A page
+ * charged to a memory cgroup (a ring's first pages are) keeps its charge
+ * while it waits here: at most RDS_RDMA_PAGE_CACHE pages.
+ *
+ * rds_rdma_pages_lock is a leaf lock (rds_rdma.h), irq-safe because a
+ * message may be freed from any context.
  */
 #include <linux/mm.h>
 #include <linux/spinlock.h>
