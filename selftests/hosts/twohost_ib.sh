@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/wire.sh
 . lib/rds_tools.sh
+. lib/wirecheck.sh
 SECS=${RDS_WIRE_SECONDS:-3}
 SHORT=${RDS_WIRE_SHORT:-0}
 WC=$PWD/wirecheck/rds-wirecheck
@@ -121,13 +122,10 @@ client() {	# NAME PORT PEER LOCAL ARGS...
 wc_recv() {	# NAME PORT ADDRESS
 	local out=$RDS_TOOLS_WORK/$1.recv rc
 	"$WC" recv "$3" "$2" 2 "$MSGS" 240 > "$out" 2>&1 &
-	local pid=$! i
+	local pid=$!
 	# Bound before the peer sends (else its first messages find no
 	# socket and are dropped): rds-wirecheck says so.
-	for ((i = 0; i < 300; i++)); do
-		grep -q "receiver ready" "$out" && break
-		sleep 0.1
-	done
+	wirecheck_wait_ready "$out" $pid 30
 	wire_mark "$1"
 	wait $pid
 	rc=$?
@@ -174,14 +172,11 @@ peer_is_ours() {
 # it fail (RDS_RDMA_REMOTE_ERROR) and nothing moves (rds-atomic-peer's
 # "refused" mode); the checks after this one show the connection back.
 atomic_target() {	# PORT
-	local out=$RDS_TOOLS_WORK/atomic.target pid rc i mode=()
+	local out=$RDS_TOOLS_WORK/atomic.target pid rc mode=()
 	[ "${RDS_IMPL:-}" = intree ] && mode=(refused)
 	"$AP" target "$RDS_WIRE_SELF" "$1" "${mode[@]}" > "$out" 2>&1 &
 	pid=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q "target ready" "$out" && break
-		sleep 0.1
-	done
+	wait_for_line "$out" $pid "target ready" 10
 	wire_mark atomics
 	# Refused: no verdict over RDS (see rds-atomic-peer.c); host a says
 	# when its initiator is gone, and the words are checked then.

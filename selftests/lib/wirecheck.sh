@@ -7,18 +7,24 @@
 # receiver not bound 0.5 s after its start lost a sender's first 8
 # messages, counted as lost and reordered).
 
-# wirecheck_wait_ready FILE PID [SECONDS]: wait (default 60 s) until the
-# receiver PID, whose output goes to FILE, is bound; false if it exits
-# first or takes longer.
-wirecheck_wait_ready() {
+# wait_for_line FILE PID TEXT [SECONDS]: wait (default 60 s) until the
+# process PID, whose output goes to FILE, has printed TEXT; false if it
+# exits first or takes longer.
+wait_for_line() {
 	local i
-	for ((i = 0; i < ${3:-60} * 10; i++)); do
-		grep -q 'receiver ready' "$1" 2>/dev/null && return 0
+	for ((i = 0; i < ${4:-60} * 10; i++)); do
+		grep -q "$3" "$1" 2>/dev/null && return 0
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "rds-wirecheck receiver not ready" >&2
+	echo "no '$3' from pid $2" >&2
 	return 1
+}
+
+# wirecheck_wait_ready FILE PID [SECONDS]: the receiver PID, whose output
+# goes to FILE, is bound.
+wirecheck_wait_ready() {
+	wait_for_line "$1" "$2" "receiver ready" "${3:-60}"
 }
 
 # wirecheck_ns NS: the command prefix that runs in network namespace NS
