@@ -21,6 +21,11 @@
  * bytes (0 leaves the default) and it reads nothing for STALL_S seconds
  * after it is ready, so the senders fill it up and the transport must
  * hold back what it cannot deliver (IB's backlog and RNR retries).
+ *
+ * WC_LEAD_BIG=N in a sender's environment makes its first N messages
+ * 1 MiB each: senders started together then pass the congestion check
+ * with more than a slow receiver's hard limit before its map reaches
+ * them, so holding back is certain rather than a matter of timing.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -134,7 +139,8 @@ static void wc_fill(uint8_t *msg, uint32_t sender, uint32_t seq, uint32_t len)
 
 static int wc_send(int argc, char **argv)
 {
-	uint32_t id, count, seq, len;
+	uint32_t id, count, seq, len, lead_big = 0;
+	const char *lead = getenv("WC_LEAD_BIG");
 	union wc_addr dst;
 	socklen_t dlen;
 	uint8_t *msg;
@@ -142,6 +148,8 @@ static int wc_send(int argc, char **argv)
 
 	if (argc != 7)
 		return 2;
+	if (lead)
+		lead_big = strtoul(lead, NULL, 0);
 	port = atoi(argv[4]);
 	id = strtoul(argv[5], NULL, 0);
 	count = strtoul(argv[6], NULL, 0);
@@ -152,6 +160,8 @@ static int wc_send(int argc, char **argv)
 		return 2;
 	for (seq = 0; seq < count; seq++) {
 		len = wc_sizes[(seq + id) % (sizeof(wc_sizes) / sizeof(wc_sizes[0]))];
+		if (seq < lead_big)
+			len = MAX_MSG;
 		wc_fill(msg, id, seq, len);
 		while (sendto(fd, msg, len, 0, &dst.sa, dlen) != (ssize_t)len) {
 			/* Congestion and a full send buffer are waits, not loss. */
