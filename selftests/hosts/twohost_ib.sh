@@ -80,7 +80,8 @@ ib_alone() {
 }
 
 # ib_conn PEER: rds-info -n has the connection to PEER over infiniband,
-# up, and rds-info -I lists it with its rings and GIDs.
+# up, and rds-info -I lists it with its rings and GIDs (and, on ours, the
+# fragment size agreed with the peer).
 ib_conn() {
 	local peer=$1 info rings
 	info=$("$RDS_TOOLS/rds-info" -n 2>&1)
@@ -100,6 +101,14 @@ ib_conn() {
 		($5 == $1 || $5 == "::ffff:" $1) && ($6 == p || $6 == "::ffff:" p) { f = 1 }
 		END { exit !f }' ||
 		{ echo "no IB connection to $peer with rings and GIDs in rds-info -I"; return 1; }
+	# Ours shows the agreed fragment size as SGEs per SEND: 16 KiB (5)
+	# with ours, 4 KiB (2) with Linux, which offers nothing bigger.
+	[ "${RDS_IMPL:-}" = ours ] || return 0
+	local sges=2
+	peer_is_ours && sges=5
+	echo "$rings" | awk -v p="$peer" -v n=$sges '
+		($2 == p || $2 == "::ffff:" p) && $9 == n { f = 1 } END { exit !f }' ||
+		{ echo "the connection to $peer does not use $sges SGEs per SEND"; return 1; }
 }
 
 # Host b: one passive rds-stress, announced once it listens (or failed).

@@ -32,7 +32,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=25
+PLAN=27
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -127,6 +127,32 @@ steady_stress() {	# LOCAL PEER
 	[ "$rc" = 0 ] && [ "${r0:-0}" = "${r1:-0}" ] && [ "${b0:-0}" = "${b1:-0}" ]
 }
 
+# ib_sges LOCAL PEER N: that connection's SENDs use N SGEs (rds-info -I's
+# send_sge: the header and a fragment's pages, so the fragment size).
+ib_sges() {
+	"$T/rds-info" -I 2>&1 | awk -v l="$1" -v p="$2" -v n="$3" '
+		($1 == l || $1 == "::ffff:" l) && ($2 == p || $2 == "::ffff:" p) {
+			print; f = $9 == n } END { exit !f }'
+}
+
+# Two of ours agree on 16 KiB fragments (net.rds.ib.max_frag_size's
+# default): a 16 KiB message is one SEND, so one receive completion, where
+# 4 KiB fragments take four. rds-stress's 16 KiB requests and 64-byte
+# replies: about 1 completion per message (plus acks) against 2.5.
+big_frags() {	# LOCAL PEER
+	local q0 c0 q1 c1 rc
+	ib_sges "$1" "$2" 5 && ib_sges "$2" "$1" 5 || return 1
+	q0=$(counter recv_queued) c0=$(counter ib_rx_cq_event)
+	rds_stress_pair "" "" "frag$PORT" "$PORT" "$2" "$1" \
+		-t 1 -d 4 -q 16384 -a 64 -T 2 -z
+	rc=$?
+	PORT=$((PORT + 100))
+	q1=$(counter recv_queued) c1=$(counter ib_rx_cq_event)
+	echo "messages $((q1 - q0)), receive completions $((c1 - c0))"
+	[ "$rc" = 0 ] && [ $((q1 - q0)) -gt 100 ] &&
+		[ $(((c1 - c0) * 10)) -lt $(((q1 - q0) * 15)) ]
+}
+
 # grew NAME BEFORE: the counter is above BEFORE now.
 grew() {
 	local now
@@ -147,14 +173,27 @@ slow_receiver() {
 	WC_LEAD_BIG=2 wirecheck $A4 $B4 8 "$MSGS" 6 4096
 }
 
+# frag_size BYTES: net.rds.ib.max_frag_size (ours only; Linux has none).
+frag_size() {
+	[ "${RDS_IMPL:-ours}" = ours ] || return 0
+	sysctl -qw net.rds.ib.max_frag_size="$1"
+}
+
+# ib_sges, where the size is ours to choose.
+our_sges() {
+	[ "${RDS_IMPL:-ours}" = ours ] || return 0
+	ib_sges "$@"
+}
+
 small_rings() {
-	sysctl -w net.rds.ib.max_send_wr=8 net.rds.ib.max_recv_wr=8 || return 1
+	sysctl -w net.rds.ib.max_send_wr=8 net.rds.ib.max_recv_wr=8 &&
+		frag_size 8192 || return 1
 	ip addr add $C4/24 dev eth0 && ip addr add $D4/24 dev eth0 || return 1
 	# rxe adds the new addresses' GIDs from a notifier; the first
 	# ping may find the route but not yet the GID.
 	sleep 1
 	rds_ping_all "" 3 -I $C4 $D4 && ib_rings $C4 $D4 8 8 &&
-		ib_rings $D4 $C4 8 8
+		ib_rings $D4 $C4 8 8 && our_sges $C4 $D4 3 && our_sges $D4 $C4 3
 }
 
 small_rings_traffic() {
@@ -240,6 +279,12 @@ ipv6_listeners() {
 ipv6_setup() {
 	loaded rds_tcp || return 1
 	ping_ib $A6 $B6 && ping_ib $B6 $A6
+}
+
+# At net.rds.ib.max_frag_size 4096 we offer nothing: 4 KiB fragments, as
+# with Linux (2 SGEs per SEND).
+ipv6_frag_4k() {
+	ib_sges $A6 $B6 2 && ib_sges $B6 $A6 2
 }
 
 # iWARP between siw0's two IPv6 addresses on eth1 (its listeners: 18634).
@@ -333,6 +378,12 @@ t0=$SECONDS
 tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $A4 $B4
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
 tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "ours with ours: 16 KiB fragments agreed (5 SGEs per SEND), a 16 KiB message is one receive" \
+		big_frags $A4 $B4
+else
+	tap_skip "16 KiB fragments agreed" "Linux has 4 KiB fragments only"
+fi
 tap_check "rds-stress -v over IB (2 tasks, 64 KiB)" stress_v $A4 $B4
 tap_check "rds-stress 8 KiB, 4 tasks x 16 deep, 5 s: no connection reset, no bad fragment" \
 	steady_stress $A4 $B4
@@ -352,11 +403,14 @@ tap_check "8 senders x $MSGS messages to a receiver that reads nothing for 6 s (
 tap_check "... and the engine held messages back (ib_rx_backlog grew)" \
 	grew ib_rx_backlog "$b0"
 r0=$(counter ib_tx_ring_full)
-tap_check "net.rds.ib.max_send_wr/max_recv_wr 8: a new connection has rings of 8" small_rings
-tap_check "rings of 8, 1 MiB messages: exactly once, in order, intact" small_rings_traffic
+tap_check "net.rds.ib.max_send_wr/max_recv_wr 8, max_frag_size 8192: a new connection has rings of 8, 8 KiB fragments" \
+	small_rings
+tap_check "rings of 8, 8 KiB fragments, 1 MiB messages: exactly once, in order, intact" \
+	small_rings_traffic
 tap_check "... and the send ring ran full (ib_tx_ring_full grew)" \
 	grew ib_tx_ring_full "$r0"
 sysctl -qw net.rds.ib.max_send_wr=256 net.rds.ib.max_recv_wr=1024
+frag_size 16384
 echo "# $((SECONDS - t0)) s: backlog, small rings"
 c0=$(counter conn_reset)
 # rxe moves a wirecheck's 2 x 12 messages (3 MiB) in well under a
@@ -383,10 +437,17 @@ tap_check "net.rds.max_unacked_packets decides how often a sender asks for acks"
 echo "# $((SECONDS - t0)) s: device removal, unload"
 tap_check "IPv6: rds_tcp (wildcard) and rds_rdma (rxe0's addresses) both listen on 16385, siw0 not" \
 	ipv6_listeners
+frag_size 4096
 tap_check "IPv6 (rds_tcp loaded): rds-ping $A6 <-> $B6 both ways over IB" ipv6_setup
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "net.rds.ib.max_frag_size 4096: IPv6 connections have 4 KiB fragments" ipv6_frag_4k
+else
+	tap_skip "max_frag_size 4096" "ours only"
+fi
 tap_check "IPv6: 2 senders x $MSGS messages $B6 -> $A6: exactly once, in order, intact" \
 	wirecheck $B6 $A6 2 "$MSGS"
 tap_check "IPv6: rds-info -I lists both connections" ipv6_rings
+frag_size 16384
 if [ "$HAD_IWARP" = 1 ] && rdma link show siw0/1 >/dev/null 2>&1; then
 	tap_check "IPv6 over iWARP: rds-ping $IW_A6 -> $IW_B6 (siw0, port 18634)" iwarp_ipv6
 else

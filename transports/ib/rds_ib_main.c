@@ -63,6 +63,7 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 	},
 	.node_type	= RDMA_NODE_IB_CA,
 	.atomics	= true,
+	.rnr_retry	= true,
 };
 
 static int __init rds_ib_init(void)

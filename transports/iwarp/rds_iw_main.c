@@ -59,6 +59,7 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 	},
 	.node_type	= RDMA_NODE_RNIC,
 	.atomics	= false,
+	.rnr_retry	= false,
 };
 
 static int __init rds_iw_init(void)

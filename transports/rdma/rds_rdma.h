@@ -52,6 +52,17 @@
 /* Protocol minor versions we speak (3.0 and 3.1); a Linux peer sends it. */
 #define RDS_RDMA_MINOR_MASK	0x0003
 
+/* Protocol 4.1 (Oracle UEK's): the private data's frag_sz field counts. */
+#define RDS_RDMA_VERSION_4_1	0x0401
+
+/*
+ * Fragments bigger than Linux's 4 KiB, negotiated as Oracle UEK does it
+ * (frag_sz at protocol 4.1: 4, 8 or 16 KiB, the smaller of the two
+ * offers). A Linux peer offers nothing and gets 4 KiB. Data is kept in
+ * RDS_FRAG_SIZE pages, so a fragment is up to this many of them.
+ */
+#define RDS_RDMA_MAX_FRAG_PAGES	4
+
 /*
  * Connection private data. Linux's layout: the two addresses, then a
  * common block padded to 24 bytes; 32 bytes for IPv4, 56 for IPv6.
@@ -62,7 +73,7 @@ struct rds_rdma_cdata_common {
 	__be16	minor_mask;
 	u8	tos;
 	u8	reserved1;
-	__be16	reserved2;
+	__be16	frag_sz;	/* UEK, at 4.1; reserved in Linux */
 	__be64	ack_seq;
 	__be32	credit;
 	u8	pad[4];
@@ -93,12 +104,16 @@ union rds_rdma_cdata {
  * @trans: the transport's ops; the engine's functions fill most of it
  * @node_type: the device node type it serves (RDMA_NODE_IB_CA, _RNIC)
  * @atomics: the transport offers RDMA atomics
+ * @rnr_retry: a SEND that finds no receive posted is retried (IB and
+ *	RoCE); without it (iWARP) the receive ring must be posted before
+ *	the request goes out, so fragments stay RDS_FRAG_SIZE there
  * @list: on rds_rdma_flavors
  */
 struct rds_rdma_flavor {
 	struct rds_transport	trans;
 	unsigned int	node_type;
 	bool			atomics;
+	bool			rnr_retry;
 	struct list_head	list;
 };
 
@@ -159,49 +174,45 @@ struct rds_rdma_dev {
  * struct rds_rdma_send - one slot of the send ring
  * @s_cqe: its completion
  * @s_wr: the work request
- * @s_sge: header copy, then the fragment's data
+ * @s_sge: header copy, then the fragment's data, a page per entry
  * @s_rm: the message the fragment belongs to (a reference), or NULL
- * @s_data_dma: the fragment's mapped data, if @s_data_len
- * @s_data_len: bytes of data
+ * @s_mapped: data entries of @s_sge mapped for the device
  */
 struct rds_rdma_send {
 	struct ib_cqe		s_cqe;
 	struct ib_send_wr	s_wr;
-	struct ib_sge		s_sge[2];
+	struct ib_sge		s_sge[1 + RDS_RDMA_MAX_FRAG_PAGES];
 	struct rds_message	*s_rm;
-	u64			s_data_dma;
-	u32			s_data_len;
+	u8			s_mapped;
 };
 
 /**
  * struct rds_rdma_recv - one slot of the receive ring
  * @r_cqe: its completion
  * @r_wr: the work request
- * @r_sge: header slot, then the page
- * @r_page: the page the data lands in, or NULL until refilled
- * @r_page_dma: its mapping
+ * @r_sge: header slot, then the pages (their mappings)
+ * @r_pages: the pages the data lands in; NULL until refilled
  */
 struct rds_rdma_recv {
 	struct ib_cqe		r_cqe;
 	struct ib_recv_wr	r_wr;
-	struct ib_sge		r_sge[2];
-	struct page		*r_page;
-	u64			r_page_dma;
+	struct ib_sge		r_sge[1 + RDS_RDMA_MAX_FRAG_PAGES];
+	struct page		*r_pages[RDS_RDMA_MAX_FRAG_PAGES];
 };
 
 /**
  * struct rds_rdma_incoming - a message being received or delivered
  * @ii_inc: what the core sees
  * @ii_item: on the connection's backlog while its receiver is full
- * @ii_nfrags: fragments expected
- * @ii_got: fragments received
+ * @ii_bytes: data bytes received
+ * @ii_got: pages in @ii_pages
  * @ii_copy: a small message's data, copied (after @ii_pages), or NULL
- * @ii_pages: one page per fragment, holding its data
+ * @ii_pages: the data, RDS_FRAG_SIZE bytes per page (the last one less)
  */
 struct rds_rdma_incoming {
 	struct rds_incoming	ii_inc;
 	struct list_head	ii_item;
-	unsigned int		ii_nfrags;
+	u32			ii_bytes;
 	unsigned int		ii_got;
 	u8			*ii_copy;
 	struct page		*ii_pages[];
@@ -232,6 +243,9 @@ enum {
  * @i_send_cq: send completions
  * @i_recv_cq: receive completions
  * @i_version: negotiated protocol version (0x0301)
+ * @i_frag_pages: RDS_FRAG_SIZE pages per fragment, both ways (1 with a
+ *	Linux peer); 0 on the active side until the reply says
+ * @i_frag_offer: the most pages a fragment may have on this queue pair
  * @i_flags: RDS_RDMA_* bits
  * @i_send_ring: slots in the send ring
  * @i_sends: the send ring
@@ -281,6 +295,8 @@ struct rds_rdma_conn {
 	struct ib_cq		*i_send_cq;
 	struct ib_cq		*i_recv_cq;
 	u16			i_version;
+	u8			i_frag_pages;
+	u8			i_frag_offer;
 	unsigned long		i_flags;
 
 	u32			i_send_ring;
@@ -374,6 +390,7 @@ void rds_rdma_stats_sum(struct net *net, u64 *vals);
 extern unsigned int rds_rdma_sysctl_max_send_wr;
 extern unsigned int rds_rdma_sysctl_max_recv_wr;
 extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
+extern unsigned int rds_rdma_sysctl_max_frag_size;
 int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 
@@ -461,6 +478,7 @@ void rds_rdma_regqp_set_broken(struct rds_rdma_regqp *rq);
 /* rds_rdma_recv.c */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);
 void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic);
+int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic);
 void rds_rdma_recv_fill(struct rds_connection *conn);
 void rds_rdma_recv_worker(struct work_struct *work);
 int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);

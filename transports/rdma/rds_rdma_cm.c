@@ -3,7 +3,7 @@
  * Connection management over the RDMA CM, as Linux's RDS does it: the
  * connect request and its private data (addresses, protocol version, TOS, the
  * sender's ack), version negotiation (3.1; a 4.x proposal is answered
- * with 4.x so Oracle UEK peers connect), and the races. Whichever side
+ * with 4.x so Oracle UEK peers connect), fragment sizes, and the races. Whichever side
  * has traffic connects; a request that finds the connection up treats it
  * as stale (drops it) and one that finds it connecting is refused, and
  * the loser retries after the core's back-off, as with Linux.
@@ -79,10 +79,51 @@ static void rds_rdma_cm_save_gids(struct rds_rdma_conn *ic,
 	spin_unlock_bh(&ic->i_rx_lock);
 }
 
-/* Fill our private data and the CM's connection parameters. */
+/*
+ * Fragment sizes. We offer net.rds.ib.max_frag_size (what the device's
+ * SGE lists can hold) in a 4.1 request, as Oracle UEK does, and both
+ * ends apply UEK's rule to the two offers. A Linux peer answers 4.1 with
+ * no offer, and one that requests 3.1 makes none: 4 KiB, as Linux's
+ * receive buffers need. Where receives must be posted before the request
+ * goes out (no RNR retry: iWARP), the size must be known by then, so we
+ * offer nothing bigger.
+ */
+static unsigned int rds_rdma_frag_offer(const struct rds_rdma_flavor *fl,
+					struct ib_device *ibdev)
+{
+	unsigned int pages = READ_ONCE(rds_rdma_sysctl_max_frag_size) /
+			     RDS_FRAG_SIZE;
+
+	if (!fl->rnr_retry)
+		return 1;
+	pages = min3(pages, (unsigned int)RDS_RDMA_MAX_FRAG_PAGES,
+		     (unsigned int)ibdev->attrs.max_recv_sge - 1);
+	pages = min(pages, (unsigned int)ibdev->attrs.max_send_sge - 1);
+	return pages ? rounddown_pow_of_two(pages) : 1;
+}
+
+/* UEK's rule, the same at both ends: the smaller offer if it is 8 or
+ * 16 KiB, else 4 KiB; 4 KiB below protocol 4.1. In pages.
+ */
+static unsigned int rds_rdma_frag_agree(u16 version, unsigned int ours,
+					unsigned int peers)
+{
+	unsigned int bytes = min(ours, peers);
+
+	if (version < RDS_RDMA_VERSION_4_1)
+		return 1;
+	if (bytes == 2 * RDS_FRAG_SIZE || bytes == 4 * RDS_FRAG_SIZE)
+		return bytes / RDS_FRAG_SIZE;
+	return 1;
+}
+
+/* Fill our private data and the CM's connection parameters; @frag_pages
+ * is our offer (request) or the agreed size (reply).
+ */
 static void rds_rdma_cm_param(struct rds_connection *conn,
 			      struct rdma_conn_param *p,
 			      union rds_rdma_cdata *cd, u16 version,
+			      unsigned int frag_pages,
 			      u8 responder_resources, u8 initiator_depth)
 {
 	struct rds_rdma_cdata_common *c;
@@ -104,6 +145,8 @@ static void rds_rdma_cm_param(struct rds_connection *conn,
 	c->minor = version & 0xff;
 	c->minor_mask = cpu_to_be16(RDS_RDMA_MINOR_MASK);
 	c->tos = conn->c_tos;
+	if (version >= RDS_RDMA_VERSION_4_1)
+		c->frag_sz = cpu_to_be16(frag_pages * RDS_FRAG_SIZE);
 	put_unaligned_be64(rds_rdma_ack_seq(conn), &c->ack_seq);
 	/* Credits 0: flow control off, as with every Linux peer. */
 	p->private_data = cd;
@@ -238,12 +281,17 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		goto reject;
 	}
+	ic->i_frag_pages = rds_rdma_frag_agree(version,
+					       rds_rdma_frag_offer(fl, ibdev) *
+					       RDS_FRAG_SIZE,
+					       be16_to_cpu(c->frag_sz));
+	ic->i_frag_offer = ic->i_frag_pages;
 	ret = rds_rdma_qp_setup(conn, id);
 	if (ret)
 		goto drop;
 	ic->i_version = version;
 	rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
-	rds_rdma_cm_param(conn, &param, &reply, version,
+	rds_rdma_cm_param(conn, &param, &reply, version, ic->i_frag_pages,
 			  min_t(u32, ibdev->attrs.max_qp_rd_atom,
 				ev->param.conn.initiator_depth),
 			  min_t(u32, ibdev->attrs.max_qp_init_rd_atom,
@@ -288,6 +336,18 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 			return;
 		}
 		ic->i_version = (c->major << 8) | c->minor;
+		if (!ic->i_frag_pages) {
+			/* We offered more than 4 KiB: post for what we got. */
+			ic->i_frag_pages =
+				rds_rdma_frag_agree(ic->i_version,
+						    ic->i_frag_offer * RDS_FRAG_SIZE,
+						    be16_to_cpu(c->frag_sz));
+			if (rds_rdma_recv_ring_pages(ic)) {
+				rds_conn_drop(conn);
+				return;
+			}
+			rds_rdma_recv_fill(conn);
+		}
 		rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
 	}
 	rds_connect_complete(conn);
@@ -300,13 +360,22 @@ static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rdma_conn_param param;
 	union rds_rdma_cdata cd;
+	u16 version;
 	int ret;
 
+	/* Offering more than 4 KiB, we post receives once the reply says
+	 * how big; else now.
+	 */
+	ic->i_frag_offer = rds_rdma_frag_offer(rds_rdma_flavor_of(conn),
+					       id->device);
+	ic->i_frag_pages = ic->i_frag_offer > 1 ? 0 : 1;
 	ret = rds_rdma_qp_setup(conn, id);
 	if (ret)
 		return ret;
 	ic->i_version = 0;
-	rds_rdma_cm_param(conn, &param, &cd, RDS_PROTOCOL_VERSION,
+	version = ic->i_frag_offer > 1 ? RDS_RDMA_VERSION_4_1 :
+					 RDS_PROTOCOL_VERSION;
+	rds_rdma_cm_param(conn, &param, &cd, version, ic->i_frag_offer,
 			  id->device->attrs.max_qp_rd_atom,
 			  id->device->attrs.max_qp_init_rd_atom);
 	ret = rdma_connect_locked(id, &param);

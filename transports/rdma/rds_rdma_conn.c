@@ -97,6 +97,8 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ic->i_dev = NULL;
 	}
 	ic->i_version = 0;
+	ic->i_frag_pages = 0;
+	ic->i_frag_offer = 0;
 	ic->i_peer_acked = 0;
 	ic->i_ack_sent = 0;
 	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
@@ -107,8 +109,9 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
  * @conn: the connection; i_cm_mutex held
  * @id: a CM id with a resolved route or a connect request
  *
- * The receive ring is posted before the connection is requested or
- * accepted. On failure nothing is left behind.
+ * The caller set the fragment size (i_frag_offer, and i_frag_pages if it
+ * is known): the receive ring is posted now if it is, before the
+ * connection is requested or accepted. On failure nothing is left behind.
  *
  * Context: a CM handler, may sleep.
  */
@@ -171,7 +174,7 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	attr.cap.max_send_sge = clamp_t(int, ibdev->attrs.max_send_sge, 2, 16);
 	attr.cap.max_rdma_ctxs = RDS_RDMA_MAX_CTXS;
 	attr.port_num = id->port_num;
-	attr.cap.max_recv_sge = 2;
+	attr.cap.max_recv_sge = 1 + ic->i_frag_offer;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	ret = rdma_create_qp(id, ic->i_dev->pd, &attr);
@@ -181,7 +184,12 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_cm_port = id->port_num;
 	atomic_set(&ic->i_rdma_wr_avail, RDS_RDMA_RW_WRS);
 
-	rds_rdma_recv_fill(conn);
+	if (ic->i_frag_pages) {
+		ret = rds_rdma_recv_ring_pages(ic);
+		if (ret)
+			goto err;
+		rds_rdma_recv_fill(conn);
+	}
 	return 0;
 
 err:

@@ -172,7 +172,8 @@ static void rds_rdma_info_one(struct rds_connection *conn, void *arg)
 	if (rds_conn_state(conn) == RDS_CONN_UP) {
 		r6.max_send_wr = READ_ONCE(ic->i_send_ring);
 		r6.max_recv_wr = READ_ONCE(ic->i_recv_ring);
-		r6.max_send_sge = 2;
+		/* What our SENDs use: the header and a fragment's pages. */
+		r6.max_send_sge = 1 + READ_ONCE(ic->i_frag_pages);
 	}
 	r6.tos = conn->c_tos;
 	if (ia->v6) {

@@ -35,19 +35,44 @@ static u32 rds_rdma_recv_next(struct rds_rdma_conn *ic, u32 slot)
 	return slot + 1 == ic->i_recv_ring ? 0 : slot + 1;
 }
 
-/* Give an empty slot a mapped page. */
+/* Give page @k of a slot a mapped page: @page, or a new one (@gfp). */
 static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
-			      struct rds_rdma_recv *r, struct page *page)
+			      struct rds_rdma_recv *r, unsigned int k, gfp_t gfp)
 {
 	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	struct page *page = rds_rdma_page_get(gfp);
 	u64 dma;
 
-	dma = ib_dma_map_page(ibdev, page, 0, RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(ibdev, dma))
+	if (!page)
 		return -ENOMEM;
-	r->r_page = page;
-	r->r_page_dma = dma;
-	r->r_sge[1].addr = dma;
+	dma = ib_dma_map_page(ibdev, page, 0, RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dma)) {
+		rds_rdma_page_put(page);
+		return -ENOMEM;
+	}
+	r->r_pages[k] = page;
+	r->r_sge[1 + k].addr = dma;
+	return 0;
+}
+
+/* Give every page of a slot back to the device: kept ones (their data
+ * was copied, or the fragment was short) are synced, missing ones made.
+ */
+static int rds_rdma_recv_slot_ready(struct rds_rdma_conn *ic,
+				    struct rds_rdma_recv *r, gfp_t gfp)
+{
+	unsigned int k;
+
+	for (k = 0; k < ic->i_frag_pages; k++) {
+		if (!r->r_pages[k]) {
+			if (rds_rdma_recv_page(ic, r, k, gfp))
+				return -ENOMEM;
+			continue;
+		}
+		ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
+					      r->r_sge[1 + k].addr,
+					      RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+	}
 	return 0;
 }
 
@@ -58,29 +83,18 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 				      struct rds_rdma_conn *ic, gfp_t gfp)
 {
 	lockdep_assert_held(&ic->i_rx_lock);
-	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) ||
+	/* No fragment size yet: the reply to our request brings it. */
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_frag_pages ||
 	    !list_empty(&ic->i_rx_backlog))
 		return;
 	while (ic->i_recv_posted < ic->i_recv_ring) {
 		struct rds_rdma_recv *r = &ic->i_recvs[ic->i_recv_post];
-		struct page *page;
 
-		if (r->r_page) {
-			/* Kept (its data was copied): the device's again. */
-			ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
-						      r->r_page_dma,
-						      RDS_FRAG_SIZE,
-						      DMA_FROM_DEVICE);
-		} else {
-			page = rds_rdma_page_get(gfp);
-			if (!page || rds_rdma_recv_page(ic, r, page)) {
-				if (page)
-					rds_rdma_page_put(page);
-				rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
-				queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
-						   RDS_RDMA_RX_RETRY);
-				return;
-			}
+		if (rds_rdma_recv_slot_ready(ic, r, gfp)) {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
+			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
+					   RDS_RDMA_RX_RETRY);
+			return;
 		}
 		ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
 					      r->r_sge[0].addr,
@@ -97,10 +111,12 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 
 /**
  * rds_rdma_recv_fill - post the whole receive ring of a new queue pair
- * @conn: the connection
+ * @conn: the connection; rds_rdma_recv_ring_pages() gave it its pages
  *
- * Before the connection is accepted or requested, so the peer's first
- * SENDs find buffers (Linux posts later and lets them RNR-retry).
+ * Before the connection is accepted or requested where the fragment
+ * size is known by then, so the peer's first SENDs find buffers; else
+ * (our request offered bigger fragments) when the reply comes, and the
+ * peer's first SENDs may RNR-retry, as they always do with Linux.
  */
 void rds_rdma_recv_fill(struct rds_connection *conn)
 {
@@ -116,8 +132,7 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 	unsigned int i;
 
 	for (i = 0; i < inc->ii_got; i++)
-		if (inc->ii_pages[i])
-			rds_rdma_page_put(inc->ii_pages[i]);
+		rds_rdma_page_put(inc->ii_pages[i]);
 	kfree(inc);
 }
 
@@ -165,9 +180,10 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 			      u32 len)
 {
 	u32 slot = r - ic->i_recvs, data_len, msg_len, want, copy;
+	u32 frag_size = ic->i_frag_pages * RDS_FRAG_SIZE;
 	struct rds_rdma_incoming *inc = ic->i_rx_inc;
 	struct rds_header hdr;
-	unsigned int nfrags;
+	unsigned int npages, k;
 	int err;
 
 	if (len < sizeof(hdr)) {
@@ -200,12 +216,12 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 			return;
 		}
 		msg_len = be32_to_cpu(hdr.h_len);
-		nfrags = max(1U, DIV_ROUND_UP(msg_len, RDS_FRAG_SIZE));
 		/* A small message is copied out and the page stays in the
 		 * ring: no page to allocate, map and free per message.
 		 */
 		copy = msg_len <= RDS_RDMA_RX_COPY_MAX ? msg_len : 0;
-		inc = kzalloc(struct_size(inc, ii_pages, nfrags) + copy,
+		npages = copy ? 0 : DIV_ROUND_UP(msg_len, RDS_FRAG_SIZE);
+		inc = kzalloc(struct_size(inc, ii_pages, npages) + copy,
 			      GFP_ATOMIC);
 		if (!inc) {
 			/* Unacked: it comes again after the reconnect. */
@@ -215,8 +231,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 		}
 		INIT_LIST_HEAD(&inc->ii_item);
 		if (copy)
-			inc->ii_copy = (u8 *)&inc->ii_pages[nfrags];
-		inc->ii_nfrags = nfrags;
+			inc->ii_copy = (u8 *)&inc->ii_pages[0];
 		inc->ii_inc.i_hdr = hdr;
 		ic->i_rx_hdr = hdr;
 		ic->i_rx_inc = inc;
@@ -229,23 +244,26 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 	}
 
 	msg_len = be32_to_cpu(ic->i_rx_hdr.h_len);
-	want = min_t(u32, msg_len - inc->ii_got * RDS_FRAG_SIZE, RDS_FRAG_SIZE);
+	want = min_t(u32, msg_len - inc->ii_bytes, frag_size);
 	if (data_len != want) {
 		rds_rdma_recv_bad(conn, "fragment of the wrong size");
 		return;
 	}
 	if (data_len && inc->ii_copy) {
-		ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_page_dma,
+		ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_sge[1].addr,
 					   data_len, DMA_FROM_DEVICE);
-		memcpy(inc->ii_copy, page_address(r->r_page), data_len);
-	} else if (data_len) {
-		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
-				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-		inc->ii_pages[inc->ii_got] = r->r_page;
-		r->r_page = NULL;
+		memcpy(inc->ii_copy, page_address(r->r_pages[0]), data_len);
+	} else {
+		/* The pages move to the message; the slot gets new ones. */
+		for (k = 0; k * RDS_FRAG_SIZE < data_len; k++) {
+			ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_sge[1 + k].addr,
+					  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+			inc->ii_pages[inc->ii_got++] = r->r_pages[k];
+			r->r_pages[k] = NULL;
+		}
 	}
-	inc->ii_got++;
-	if (inc->ii_got < inc->ii_nfrags)
+	inc->ii_bytes += data_len;
+	if (inc->ii_bytes < msg_len)
 		return;
 	ic->i_rx_inc = NULL;
 	rds_rdma_recv_complete(conn, ic, inc);
@@ -357,7 +375,8 @@ EXPORT_SYMBOL_GPL(rds_rdma_inc_free);
  * rds_rdma_recv_ring_init - allocate the receive ring of a new queue pair
  * @ic: the connection; i_dev and i_recv_ring are set
  *
- * Every slot gets its page here, where we may sleep.
+ * The slots get their pages from rds_rdma_recv_ring_pages(), once the
+ * fragment size is known.
  */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 {
@@ -382,24 +401,18 @@ int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 	}
 	for (i = 0; i < ic->i_recv_ring; i++) {
 		struct rds_rdma_recv *r = &ic->i_recvs[i];
-		struct page *page;
+		unsigned int k;
 
 		r->r_cqe.done = rds_rdma_recv_done;
 		r->r_wr.wr_cqe = &r->r_cqe;
 		r->r_wr.sg_list = r->r_sge;
-		r->r_wr.num_sge = 2;
 		r->r_sge[0].addr = ic->i_recv_hdrs_dma +
 				   i * sizeof(struct rds_header);
 		r->r_sge[0].length = sizeof(struct rds_header);
 		r->r_sge[0].lkey = lkey;
-		r->r_sge[1].length = RDS_FRAG_SIZE;
-		r->r_sge[1].lkey = lkey;
-		page = rds_rdma_page_get(GFP_KERNEL | __GFP_ACCOUNT);
-		if (!page || rds_rdma_recv_page(ic, r, page)) {
-			if (page)
-				rds_rdma_page_put(page);
-			rds_rdma_recv_ring_free(ic);
-			return -ENOMEM;
+		for (k = 1; k <= RDS_RDMA_MAX_FRAG_PAGES; k++) {
+			r->r_sge[k].length = RDS_FRAG_SIZE;
+			r->r_sge[k].lkey = lkey;
 		}
 	}
 	ic->i_recv_next = 0;
@@ -410,6 +423,30 @@ err:
 	kvfree(ic->i_recvs);
 	ic->i_recvs = NULL;
 	return -ENOMEM;
+}
+
+/**
+ * rds_rdma_recv_ring_pages - give every slot of the ring its pages
+ * @ic: the connection; i_frag_pages is set, nothing is posted yet
+ *
+ * Here, where we may sleep, rather than one by one in the completion
+ * path. On failure the pages stay for rds_rdma_recv_ring_free().
+ *
+ * Context: process context.
+ */
+int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic)
+{
+	u32 i;
+
+	for (i = 0; i < ic->i_recv_ring; i++) {
+		struct rds_rdma_recv *r = &ic->i_recvs[i];
+
+		r->r_wr.num_sge = 1 + ic->i_frag_pages;
+		if (rds_rdma_recv_slot_ready(ic, r,
+					     GFP_KERNEL | __GFP_ACCOUNT))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -436,13 +473,17 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 		return;
 	for (i = 0; i < ic->i_recv_ring; i++) {
 		struct rds_rdma_recv *r = &ic->i_recvs[i];
+		unsigned int k;
 
-		if (!r->r_page)
-			continue;
-		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_page_dma,
-				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
-		rds_rdma_page_put(r->r_page);
-		r->r_page = NULL;
+		for (k = 0; k < RDS_RDMA_MAX_FRAG_PAGES; k++) {
+			if (!r->r_pages[k])
+				continue;
+			ib_dma_unmap_page(rds_rdma_ibdev(ic),
+					  r->r_sge[1 + k].addr, RDS_FRAG_SIZE,
+					  DMA_FROM_DEVICE);
+			rds_rdma_page_put(r->r_pages[k]);
+			r->r_pages[k] = NULL;
+		}
 	}
 	if (ic->i_recv_hdrs) {
 		ib_dma_unmap_single(rds_rdma_ibdev(ic), ic->i_recv_hdrs_dma,

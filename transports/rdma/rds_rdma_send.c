@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The send side: messages cut into RDS_FRAG_SIZE fragments, each a SEND
- * of [48-byte header][data] from two SGEs, as Linux's receivers expect
- * (their receive buffers are a header slot and one page). Every header
+ * The send side: messages cut into fragments, each a SEND of [48-byte
+ * header][data] from an SGE for the header and one per page of data.
+ * Fragments are RDS_FRAG_SIZE with a Linux peer (its receive buffers are
+ * a header slot and one page), up to 16 KiB as negotiated with ours. Every header
  * carries our receive ack; the last fragment of a message is solicited
  * (a Linux receiver arms its CQ for solicited events only) and signaled.
  *
@@ -59,10 +60,10 @@ static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 static void rds_rdma_send_release(struct rds_rdma_conn *ic,
 				  struct rds_rdma_send *s)
 {
-	if (s->s_data_len) {
-		ib_dma_unmap_page(rds_rdma_ibdev(ic), s->s_data_dma,
-				  s->s_data_len, DMA_TO_DEVICE);
-		s->s_data_len = 0;
+	while (s->s_mapped) {
+		ib_dma_unmap_page(rds_rdma_ibdev(ic), s->s_sge[s->s_mapped].addr,
+				  s->s_sge[s->s_mapped].length, DMA_TO_DEVICE);
+		s->s_mapped--;
 	}
 	if (s->s_rm) {
 		rds_message_put(s->s_rm);
@@ -234,6 +235,45 @@ static bool rds_rdma_ring_full(struct rds_rdma_conn *ic)
 	return true;
 }
 
+/* Map the data of fragment @frag of @rm into @s's SGEs: the message
+ * has an entry per RDS_FRAG_SIZE page, or one inline entry (message.c),
+ * and a fragment is i_frag_pages of them.
+ */
+static int rds_rdma_map_frag(struct rds_rdma_conn *ic, struct rds_rdma_send *s,
+			     struct rds_message *rm, unsigned int frag)
+{
+	struct ib_device *ibdev = rds_rdma_ibdev(ic);
+	unsigned int i = frag * ic->i_frag_pages;
+	unsigned int end = min_t(unsigned int, i + ic->i_frag_pages,
+				 rm->m_nents);
+
+	s->s_wr.num_sge = 1;
+	if (!rm->m_len)
+		return 0;
+	if (WARN_ON_ONCE(i >= end))
+		return -EINVAL;
+	for (; i < end; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		struct ib_sge *sge = &s->s_sge[s->s_mapped + 1];
+
+		if (WARN_ON_ONCE(sg->length > RDS_FRAG_SIZE))
+			goto err;
+		sge->addr = ib_dma_map_page(ibdev, sg_page(sg), sg->offset,
+					    sg->length, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ibdev, sge->addr)) {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_TX_SG_MAPPING_FAILURE);
+			goto err;
+		}
+		sge->length = sg->length;
+		s->s_mapped++;
+	}
+	s->s_wr.num_sge = 1 + s->s_mapped;
+	return 0;
+err:
+	rds_rdma_send_release(ic, s);
+	return -ENOMEM;
+}
+
 /* Post fragment @frag of @nfrags of @rm in the next slot. */
 static int rds_rdma_post_frag(struct rds_connection *conn,
 			      struct rds_rdma_conn *ic, struct rds_message *rm,
@@ -261,25 +301,9 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	ib_dma_sync_single_for_device(ibdev, s->s_sge[0].addr, sizeof(*hdr),
 				      DMA_TO_DEVICE);
 
-	s->s_wr.num_sge = 1;
-	if (rm->m_len) {
-		/* One entry per fragment, or one inline entry (message.c). */
-		struct scatterlist *sg = &rm->m_sg[rm->m_nents > 1 ? frag : 0];
-
-		if (WARN_ON_ONCE(frag >= rm->m_nents ||
-				 sg->length > RDS_FRAG_SIZE))
-			return -EINVAL;
-		s->s_data_dma = ib_dma_map_page(ibdev, sg_page(sg), sg->offset,
-						sg->length, DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(ibdev, s->s_data_dma)) {
-			rds_rdma_stat_inc(RDS_RDMA_STAT_TX_SG_MAPPING_FAILURE);
-			return -ENOMEM;
-		}
-		s->s_data_len = sg->length;
-		s->s_sge[1].addr = s->s_data_dma;
-		s->s_sge[1].length = sg->length;
-		s->s_wr.num_sge = 2;
-	}
+	ret = rds_rdma_map_frag(ic, s, rm, frag);
+	if (ret)
+		return ret;
 
 	/* The last fragment wakes the peer (solicited). Completions are
 	 * asked for every max_unsignaled_wr sends, as Linux does (each one
@@ -329,8 +353,14 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		  unsigned int *pos)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
-	unsigned int nfrags = max(1U, DIV_ROUND_UP(rm->m_len, RDS_FRAG_SIZE));
+	unsigned int nfrags;
 	int ret;
+
+	/* Known before the connection is up, and nothing transmits before. */
+	if (WARN_ON_ONCE(!ic->i_frag_pages))
+		return -ENOTCONN;
+	nfrags = max(1U, DIV_ROUND_UP(rm->m_len,
+				      ic->i_frag_pages * RDS_FRAG_SIZE));
 
 	if (*pos == 0) {
 		/* A silent RDMA with nothing to say: no SEND wakes the peer,
@@ -365,6 +395,7 @@ int rds_rdma_send_ring_init(struct rds_rdma_conn *ic)
 	struct ib_device *ibdev = rds_rdma_ibdev(ic);
 	u32 lkey = ic->i_dev->pd->local_dma_lkey;
 	size_t hdrs = (ic->i_send_ring + 1) * sizeof(struct rds_header);
+	unsigned int k;
 	u32 i;
 
 	ic->i_sends = kvcalloc(ic->i_send_ring, sizeof(*ic->i_sends),
@@ -389,8 +420,8 @@ int rds_rdma_send_ring_init(struct rds_rdma_conn *ic)
 		s->s_sge[0].addr = ic->i_send_hdrs_dma +
 				   i * sizeof(struct rds_header);
 		s->s_sge[0].length = sizeof(struct rds_header);
-		s->s_sge[0].lkey = lkey;
-		s->s_sge[1].lkey = lkey;
+		for (k = 0; k <= RDS_RDMA_MAX_FRAG_PAGES; k++)
+			s->s_sge[k].lkey = lkey;
 	}
 	ic->i_ack_cqe.done = rds_rdma_ack_done;
 	ic->i_ack_sge.addr = ic->i_send_hdrs_dma +

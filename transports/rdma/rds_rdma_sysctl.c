@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net.rds.ib: the engine's tunables, with Linux's names and defaults.
- * Ring sizes apply to queue pairs created after the change.
+ * net.rds.ib: the engine's tunables, with Linux's names and defaults,
+ * and max_frag_size (ours; UEK has it as a module parameter). Ring and
+ * fragment sizes apply to connections made after the change.
  */
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -12,10 +13,13 @@
 unsigned int rds_rdma_sysctl_max_send_wr = 256;
 unsigned int rds_rdma_sysctl_max_recv_wr = 1024;
 unsigned int rds_rdma_sysctl_max_unsignaled_wr = 16;
+unsigned int rds_rdma_sysctl_max_frag_size = 16384;
 
 static unsigned int rds_rdma_wr_min = 8;
 static unsigned int rds_rdma_wr_max = 65536;
 static unsigned int rds_rdma_unsignaled_min = 1;
+static unsigned int rds_rdma_frag_min = RDS_FRAG_SIZE;
+static unsigned int rds_rdma_frag_max = RDS_RDMA_MAX_FRAG_PAGES * RDS_FRAG_SIZE;
 
 static struct ctl_table rds_rdma_sysctl_table[] = {
 	{
@@ -44,6 +48,15 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &rds_rdma_unsignaled_min,
 		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "max_frag_size",
+		.data		= &rds_rdma_sysctl_max_frag_size,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_frag_min,
+		.extra2		= &rds_rdma_frag_max,
 	},
 	{ }
 };
