@@ -101,7 +101,11 @@ RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
 # (the file), RESULTS (the logs' directory), start (date +%s) and
 # n=0 pass=0 fail=0 skip=0, then record each step here.
 emit() { echo "$1" | tee -a "$TAP"; }
+# Each result also says how long since the one before (what to trim when
+# a run goes over its budget).
+RESULT_T=$(date +%s)
 result() {	# result RC DESC [LOGFILE]
+	local now
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
 		pass=$((pass + 1))
@@ -111,6 +115,9 @@ result() {	# result RC DESC [LOGFILE]
 		emit "not ok $n - $2"
 		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/    # /' | tee -a "$TAP"
 	fi
+	now=$(date +%s)
+	emit "    # $((now - RESULT_T)) s"
+	RESULT_T=$now
 }
 step() {	# step DESC CMD...: run CMD, log to a file, record the result
 	local desc=$1 log

@@ -28,7 +28,7 @@ tap_skip() {
 # tap_check DESC CMD...: passes when CMD exits 0; CMD's output becomes
 # diagnostics on failure.
 tap_check() {
-	local desc=$1 out
+	local desc=$1 out t0=$SECONDS
 	shift
 	if out=$("$@" 2>&1); then
 		tap_ok "$desc"
@@ -36,6 +36,8 @@ tap_check() {
 		tap_not_ok "$desc"
 		printf '%s\n' "$out" | sed 's/^/# /'
 	fi
+	# What to trim when the suite runs long.
+	[ $((SECONDS - t0)) -lt 3 ] || echo "# $((SECONDS - t0)) s"
 }
 
 # tap_check_fails DESC CMD...: passes when CMD exits non-zero.

@@ -103,10 +103,10 @@ tap_check "rds-ping both ways over TCP, IPv4 and IPv6" ping_both
 tap_check "rds-stress -v over TCP, IPv4 (2 tasks, 64 KiB)" stress_v $A4 $B4
 tap_check "rds-stress -v over TCP, IPv6 (2 tasks, 64 KiB)" stress_v $A6 $B6
 tap_check "rds-info -T lists the TCP socket" tcp_info_lists
-tap_check "4 senders x 120 messages, 0 B to 1 MiB, IPv4: exactly once, in order" \
-	wirecheck $A $A4 $B $B4 4 120
+tap_check "4 senders x 48 messages, 0 B to 1 MiB, IPv4: exactly once, in order" \
+	wirecheck $A $A4 $B $B4 4 48
 tap_check "the same from the higher address, IPv6" \
-	wirecheck $B $B6 $A $A6 4 120
+	wirecheck $B $B6 $A $A6 4 48
 r0=$(counter $A conn_reset)
 tap_check "TCP connections reset 3 times under traffic: nothing lost or duplicated" \
 	wirecheck $A $A4 $B $B4 4 240 reset_tcp $A 3
@@ -117,9 +117,9 @@ tap_check "link down and up under traffic: nothing lost or duplicated" \
 	wirecheck $A $A6 $B $B6 4 240 flap_link
 if netem_on; then
 	tap_check "netem 5% loss, 1% dup, reorder, 0.1% corrupt: exactly once, in order" \
-		wirecheck $A $A4 $B $B4 4 80
+		wirecheck $A $A4 $B $B4 4 48
 	tap_check "netem, the other direction, IPv6" \
-		wirecheck $B $B6 $A $A6 2 80
+		wirecheck $B $B6 $A $A6 2 48
 else
 	tap_skip "netem 5% loss, 1% dup, reorder, 0.1% corrupt" "no netem (sch_netem)"
 	tap_skip "netem, the other direction, IPv6" "no netem (sch_netem)"
