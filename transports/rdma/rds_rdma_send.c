@@ -48,7 +48,6 @@ void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack)
 	if (ack == READ_ONCE(ic->i_peer_acked))
 		return;
 	WRITE_ONCE(ic->i_peer_acked, ack);
-	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_RECEIVED);
 	rds_send_drop_acked(conn, ack);
 }
 
