@@ -579,6 +579,11 @@ static void *cr_closer(void *p)
 			(void)recv(r, buf, sizeof(buf), MSG_DONTWAIT);
 		close(r);
 	}
+	/* A loaded guest may not have run the senders yet: the 300 rounds
+	 * can be over before their first send. Give them up to 5 s.
+	 */
+	for (i = 0; i < 500 && !c->ok; i++)
+		usleep(10000);
 	c->stop = 1;
 	return NULL;
 }
