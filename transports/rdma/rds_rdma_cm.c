@@ -338,10 +338,11 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 		ic->i_version = (c->major << 8) | c->minor;
 		if (!ic->i_frag_pages) {
 			/* We offered more than 4 KiB: post for what we got. */
-			ic->i_frag_pages =
-				rds_rdma_frag_agree(ic->i_version,
-						    ic->i_frag_offer * RDS_FRAG_SIZE,
-						    be16_to_cpu(c->frag_sz));
+			/* rds-info reads it without the mutex. */
+			WRITE_ONCE(ic->i_frag_pages,
+				   rds_rdma_frag_agree(ic->i_version,
+						       ic->i_frag_offer * RDS_FRAG_SIZE,
+						       be16_to_cpu(c->frag_sz)));
 			if (rds_rdma_recv_ring_pages(ic)) {
 				rds_conn_drop(conn);
 				return;

@@ -97,7 +97,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ic->i_dev = NULL;
 	}
 	ic->i_version = 0;
-	ic->i_frag_pages = 0;
+	WRITE_ONCE(ic->i_frag_pages, 0);	/* rds-info reads it lockless */
 	ic->i_frag_offer = 0;
 	ic->i_peer_acked = 0;
 	ic->i_ack_sent = 0;

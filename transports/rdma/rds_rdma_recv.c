@@ -55,8 +55,9 @@ static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
 	return 0;
 }
 
-/* Give every page of a slot back to the device: kept ones (their data
- * was copied, or the fragment was short) are synced, missing ones made.
+/* Give every page of a slot back to the device: missing ones are made;
+ * of the kept ones only the first was ever synced for the CPU (a small
+ * message copied out of it), so only it is synced back.
  */
 static int rds_rdma_recv_slot_ready(struct rds_rdma_conn *ic,
 				    struct rds_rdma_recv *r, gfp_t gfp)
@@ -67,11 +68,12 @@ static int rds_rdma_recv_slot_ready(struct rds_rdma_conn *ic,
 		if (!r->r_pages[k]) {
 			if (rds_rdma_recv_page(ic, r, k, gfp))
 				return -ENOMEM;
-			continue;
+		} else if (!k) {
+			ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
+						      r->r_sge[1].addr,
+						      RDS_FRAG_SIZE,
+						      DMA_FROM_DEVICE);
 		}
-		ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
-					      r->r_sge[1 + k].addr,
-					      RDS_FRAG_SIZE, DMA_FROM_DEVICE);
 	}
 	return 0;
 }
@@ -437,6 +439,8 @@ err:
 int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic)
 {
 	u32 i;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
 
 	for (i = 0; i < ic->i_recv_ring; i++) {
 		struct rds_rdma_recv *r = &ic->i_recvs[i];
