@@ -115,13 +115,20 @@ stress_v() {	# LOCAL PEER: rds-stress -v, 2 tasks, 64 KiB
 # fragments of messages both ways, and must never look like a fragment
 # of another message to the receiver (that reset the connection ~every
 # 2 s until the receiver took an ack anywhere, as Linux does).
+# ib_stress NAME LOCAL PEER OPTS...: one rds-stress pair on a port of its own.
+ib_stress() {
+	local name=$1 rc
+	rds_stress_pair "" "" "$name$PORT" "$PORT" "$3" "$2" "${@:4}"
+	rc=$?
+	PORT=$((PORT + 100))
+	return $rc
+}
+
 steady_stress() {	# LOCAL PEER
 	local r0 b0 r1 b1 rc
 	r0=$(counter conn_reset) b0=$(counter ib_rx_bad_fragment)
-	rds_stress_pair "" "" "steady$PORT" "$PORT" "$2" "$1" \
-		-t 4 -d 16 -q 8192 -a 256 -T 5 -z
+	ib_stress steady "$1" "$2" -t 4 -d 16 -q 8192 -a 256 -T 5 -z
 	rc=$?
-	PORT=$((PORT + 100))
 	r1=$(counter conn_reset) b1=$(counter ib_rx_bad_fragment)
 	echo "conn_reset ${r0:-0} -> ${r1:-0}, ib_rx_bad_fragment ${b0:-0} -> ${b1:-0}"
 	[ "$rc" = 0 ] && [ "${r0:-0}" = "${r1:-0}" ] && [ "${b0:-0}" = "${b1:-0}" ]
@@ -143,10 +150,8 @@ big_frags() {	# LOCAL PEER
 	local q0 c0 q1 c1 rc
 	ib_sges "$1" "$2" 5 && ib_sges "$2" "$1" 5 || return 1
 	q0=$(counter recv_queued) c0=$(counter ib_rx_cq_event)
-	rds_stress_pair "" "" "frag$PORT" "$PORT" "$2" "$1" \
-		-t 1 -d 4 -q 16384 -a 64 -T 2 -z
+	ib_stress frag "$1" "$2" -t 1 -d 4 -q 16384 -a 64 -T 2 -z
 	rc=$?
-	PORT=$((PORT + 100))
 	q1=$(counter recv_queued) c1=$(counter ib_rx_cq_event)
 	echo "messages $((q1 - q0)), receive completions $((c1 - c0))"
 	[ "$rc" = 0 ] && [ $((q1 - q0)) -gt 100 ] &&
