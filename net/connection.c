@@ -484,6 +484,15 @@ static void rds_conn_connect_worker(struct work_struct *work)
 	mutex_lock(&conn->c_cm_mutex);
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		goto out;
+	if (!rds_lanes_may_connect(conn)) {
+		/* Back down until lane 0's answer kicks the lanes; if it
+		 * came meanwhile, the kick found us connecting: go on.
+		 */
+		rds_conn_transition(conn, RDS_CONN_CONNECTING, RDS_CONN_DOWN);
+		if (rds_lanes_may_connect(conn))
+			rds_conn_connect_if_down(conn);
+		goto out;
+	}
 	if (conn->c_trans->conn_connect)
 		ret = conn->c_trans->conn_connect(conn);
 	else

@@ -19,6 +19,11 @@
  * lanes; while the count is unknown a socket whose hash is not 0 sends
  * the probe and waits for the answer (bounded here, forever in Linux),
  * and the lower address connects lanes 1..n-1 once the count is known.
+ * Unlike Linux, it does so only once the peer has answered a probe sent
+ * on the current lane 0: a peer that learns the count after our lanes
+ * reach it takes them for lane 0 and mixes their sequences (messages
+ * were dropped as old: tcp_mpath). The answer shows the peer knows,
+ * since a probe is learned from before it is answered.
  * Unlike Linux, a socket keeps the lane of its messages still queued to
  * that peer when the count changes, so its messages stay in order.
  */
@@ -94,9 +99,31 @@ void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
 void rds_lanes_kick(struct rds_connection *conn0)
 {
 	if (conn0->c_lane0 || rds_conn_peer_is_lower(conn0) ||
+	    !test_bit(RDS_CONN_PEER_COUNTED, &conn0->c_flags) ||
 	    rds_conn_lanes(conn0, NULL) < 2)
 		return;
 	rds_conn_queue_delayed(conn0, &conn0->c_lanes_w, 0);
+}
+
+/**
+ * rds_lanes_may_connect - may this lane connect now?
+ * @conn: the lane
+ *
+ * Lane 0 always may, and so may any lane of the higher address (it only
+ * asks the lower one to connect). The lower address connects lanes 1..n-1
+ * while lane 0 is up and the peer has answered a probe on it; a lane that
+ * may not waits down for rds_lanes_kick().
+ *
+ * Context: any.
+ */
+bool rds_lanes_may_connect(struct rds_connection *conn)
+{
+	struct rds_connection *conn0 = conn->c_lane0;
+
+	if (!conn0 || rds_conn_peer_is_lower(conn))
+		return true;
+	return rds_conn_state(conn0) == RDS_CONN_UP &&
+	       test_bit(RDS_CONN_PEER_COUNTED, &conn0->c_flags);
 }
 
 void rds_lanes_worker(struct work_struct *work)
@@ -120,19 +147,19 @@ void rds_lanes_worker(struct work_struct *work)
  * rds_lanes_connected - lane 0 of a wire transport came up
  * @conn0: lane 0
  *
- * Lanes the count allows follow (lower address). While the count is
- * unknown both ends ask, whichever connected (Linux asks from the
- * accepting end): a probe sent before may have been lost with the
- * connection that carried it, so a new one goes out either way.
+ * Both ends ask for the count, whichever connected (Linux asks from the
+ * accepting end), even if they knew it: a probe sent before may have
+ * been lost with the connection that carried it, and the peer may be a
+ * new one (its module reloaded) that knows nothing. Lanes the count
+ * allows follow the answer (lower address).
  */
 void rds_lanes_connected(struct rds_connection *conn0)
 {
-	if (!READ_ONCE(conn0->c_npaths) &&
-	    max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) > 1) {
+	clear_bit(RDS_CONN_PEER_COUNTED, &conn0->c_flags);
+	if (max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) > 1) {
 		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 		rds_conn_probe(conn0);
 	}
-	rds_lanes_kick(conn0);
 }
 
 /**
@@ -171,10 +198,12 @@ bool rds_lanes_keep_up(struct rds_connection *conn)
  * rds_lanes_learn - a probe or its answer arrived: the peer's lane count
  * @conn: the lane it arrived on
  * @hdr: its header (nothing in it is trusted)
+ * @answer: it answers our probe (so the peer has our count)
  *
  * Context: the transport's receive path.
  */
-void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr)
+void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
+		     bool answer)
 {
 	struct rds_connection *conn0 = rds_conn_lane0(conn);
 	struct rds_ext_header_npaths np;
@@ -200,6 +229,8 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr)
 		atomic_inc(&rds_lanes_gen);
 	}
 	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
+	if (answer)
+		set_bit(RDS_CONN_PEER_COUNTED, &conn0->c_flags);
 	wake_up_all(&conn0->c_waitq);
 	rds_lanes_kick(conn0);
 }

@@ -346,7 +346,9 @@ void rds_lanes_connected(struct rds_connection *conn0);
 void rds_lanes_probe_gone(struct rds_message *rm);
 void rds_lanes_worker(struct work_struct *work);
 bool rds_lanes_keep_up(struct rds_connection *conn);
-void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr);
+bool rds_lanes_may_connect(struct rds_connection *conn);
+void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
+		     bool answer);
 unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 			    bool nonblock, long timeo);
 void rds_lanes_unsettle(struct rds_sock *rs);

@@ -135,21 +135,22 @@ static int __rds_recv_incoming(struct rds_connection *conn,
 
 	if (probe_pong) {
 		if (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)
-			rds_lanes_learn(conn, hdr);
+			rds_lanes_learn(conn, hdr, true);
 	} else if (!hdr->h_dport) {
 		/* A ping (a multipath probe if from RDS_FLAG_PROBE_PORT);
 		 * port 0 to port 0 (Oracle's heartbeats) is not answered.
-		 * The pong goes first: lanes the answer lets us open must
-		 * not reach the peer before it.
+		 * A probe is learned from before it is answered: the peer
+		 * opens its lanes on our answer, and they must find us
+		 * knowing its count.
 		 */
+		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
+		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
+			rds_lanes_learn(conn, hdr, false);
 		if (hdr->h_sport) {
 			rds_stats_inc(rn, RDS_STAT_RECV_PING);
 			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
 				      hdr->h_sport);
 		}
-		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
-		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
-			rds_lanes_learn(conn, hdr);
 	}
 	return 0;
 }

@@ -13,6 +13,8 @@
  * port; for one without (Linux), the socket fills the first lane that is
  * not up, as Linux does, which pairs the right streams only as long as
  * lanes do not reconnect several at a time (Documentation/transports.rst).
+ * While our probe is unanswered on a lane 0 that is up, no socket from a
+ * peer without lane ids is taken (it could be another of its lanes).
  */
 #include <linux/in6.h>
 #include <net/ipv6.h>
@@ -98,6 +100,16 @@ static struct rds_connection *rds_tcp_accept_lane(struct rds_connection *conn0,
 		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
 		return IS_ERR(lane) ? NULL : lane;
 	}
+	/* Our probe is out, unanswered, on a lane 0 that is up: the peer
+	 * may have learned our count from it and be opening its other
+	 * lanes before its answer reached us (Linux does). Taken for lane
+	 * 0, such a socket would mix two lanes' sequences; refused, it is
+	 * tried again, by when we know.
+	 */
+	if (n == 1 && !READ_ONCE(conn0->c_npaths) &&
+	    test_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags) &&
+	    rds_conn_state(conn0) == RDS_CONN_UP)
+		return NULL;
 	/* One lane: the newest socket replaces an older one. */
 	if (n == 1) {
 		rds_conn_get(conn0);

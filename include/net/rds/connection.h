@@ -46,6 +46,10 @@ enum {
 	RDS_CONN_PROBE_SENT,	/* lane 0: our multipath probe is out and
 				 * unanswered; no other is sent meanwhile
 				 */
+	RDS_CONN_PEER_COUNTED,	/* lane 0: the peer answered our probe
+				 * since lane 0 last came up, so it knows
+				 * our lane count and ids
+				 */
 };
 
 /**
