@@ -23,7 +23,7 @@ mkdir -p "$OUT"
 IMPLS=${BENCH_IMPLS:-intree ours}
 vmopts=(--icount)
 [ "${BENCH_ICOUNT:-1}" = 0 ] && vmopts=()
-[[ " ${BENCH_TRANSPORTS:-loop} " == *" ib "* ]] && vmopts+=(--rdma)
+[[ " ${BENCH_TRANSPORTS:-loop} " =~ \ (ib|iwarp)\  ]] && vmopts+=(--rdma)
 
 make -s all || die "build failed"
 start=$(date +%s)
