@@ -56,6 +56,12 @@ done
 # The attacker's own netns runs rds_tcp too (Linux's listens in every
 # namespace), so 16385 is taken there: the case in which the target must
 # connect to us listens on 26385 behind a DNAT from 10.77.250.1:16385.
+# The impersonated addresses' own rds_tcp must stay out of it: when the
+# target connects to one of them (it has a pong queued on a lane the tool
+# closed), that kernel, being the lower address, connected back and the
+# target took its socket for the tool's (wire_tcp: lanes failed now and
+# then, its lane 0 session reset mid-case). Refused with a reset, the
+# target's attempts fail as toward a peer without RDS.
 lport=16385
 if command -v nft > /dev/null &&
    ip netns exec $NP nft -f - <<'NFT' 2>/dev/null; then
@@ -63,6 +69,10 @@ table ip rwp {
 	chain pre {
 		type nat hook prerouting priority dstnat;
 		ip daddr 10.77.250.1 tcp dport 16385 dnat to 10.77.250.1:26385
+	}
+	chain in {
+		type filter hook input priority filter;
+		ip saddr 10.77.200.1 tcp dport 16385 reject with tcp reset
 	}
 }
 NFT
