@@ -16,6 +16,8 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ln -sf /proc/self/fd /dev/fd
 
 . "$OUT/job.env"
+# The kernel got this far: vm.sh boots again only a guest that did not.
+: > "$OUT/started"
 
 finish() {
 	dmesg > "$OUT/dmesg"
