@@ -442,6 +442,8 @@ void rds_rdma_conn_free(struct rds_connection *conn);
 void rds_rdma_conn_shutdown(struct rds_connection *conn);
 int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *cm_id);
 void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id);
+bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
+			const char *what);
 void rds_rdma_qp_event(struct ib_event *ev, void *ctx);
 
 /* rds_rdma_send.c */

@@ -63,6 +63,40 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 	}
 }
 
+/**
+ * rds_rdma_wc_failed - judge a completion's status
+ * @conn: the connection
+ * @wc: the completion
+ * @what: what it completed, for the warning
+ *
+ * An error means the queue pair is in error: the connection starts
+ * again. So does a flush that our own teardown did not cause (it sets
+ * RDS_RDMA_RX_DYING before draining): the error that put the queue pair
+ * in that state may have been reported on a request without a
+ * completion of its own (rdma_rw's chained requests carry none, and the
+ * CQ layer drops such errors), and then the flushes are all we see.
+ * Ignoring them left a connection up on a dead queue pair for ever.
+ *
+ * Context: a completion handler.
+ * Return: true if @wc is not a success.
+ */
+bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
+			const char *what)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	if (likely(wc->status == IB_WC_SUCCESS))
+		return false;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		net_warn_ratelimited("rds: %s: %s %pI6c failed: %s\n",
+				     conn->c_trans->name, what, &conn->c_faddr,
+				     ib_wc_status_msg(wc->status));
+	else if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		return true;
+	rds_conn_drop(conn);
+	return true;
+}
+
 /* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
 void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 {

@@ -95,14 +95,7 @@ static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 					      x_cqe);
 
 	x->x_status = rds_rdma_wc_status(wc);
-	if (x->x_status != RDS_RDMA_SUCCESS && x->x_status != RDS_RDMA_DROPPED)
-		net_warn_ratelimited("rds: %s: RDMA to %pI6c failed: %s\n",
-				     x->x_conn->c_trans->name,
-				     &x->x_conn->c_faddr,
-				     ib_wc_status_msg(wc->status));
-	/* The queue pair is in error now: the connection starts again. */
-	if (wc->status != IB_WC_SUCCESS)
-		rds_conn_drop(x->x_conn);
+	rds_rdma_wc_failed(x->x_conn, wc, "RDMA to");
 	queue_work(rds_rdma_wq, &x->x_work);
 }
 

@@ -285,13 +285,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ic->i_recv_next = rds_rdma_recv_next(ic, ic->i_recv_next);
 	ic->i_recv_posted--;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			net_warn_ratelimited("rds: %s: receive from %pI6c failed: %s\n",
-					     conn->c_trans->name, &conn->c_faddr,
-					     ib_wc_status_msg(wc->status));
-			rds_conn_drop(conn);
-		}
+	if (rds_rdma_wc_failed(conn, wc, "receive from")) {
 		spin_unlock(&ic->i_rx_lock);
 		return;
 	}

@@ -92,12 +92,7 @@ static void rds_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	} while (t != idx);
 	atomic_sub(n, &ic->i_send_used);
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		net_warn_ratelimited("rds: %s: send to %pI6c failed: %s\n",
-				     conn->c_trans->name, &conn->c_faddr,
-				     ib_wc_status_msg(wc->status));
-		rds_conn_drop(conn);
-	}
+	rds_rdma_wc_failed(conn, wc, "send to");
 	/* Pairs with the barrier in rds_rdma_ring_full(). */
 	smp_mb__after_atomic();
 	if (test_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags) &&
@@ -111,11 +106,8 @@ static void rds_rdma_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
 
 	clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rds_conn_drop(conn);
+	if (rds_rdma_wc_failed(conn, wc, "ack to"))
 		return;
-	}
 	/* An ack asked for while this one was in flight. */
 	if (test_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags)) {
 		spin_lock(&ic->i_rx_lock);
