@@ -29,9 +29,20 @@ srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null ||
 # from before reliable unwinders; later kernels dropped the restriction).
 # With ORC, stack_trace_save() is exact, and the filter is what scopes
 # failslab to one module's text, so lift it.
+#
+# 6.1's rxe tears a half-made queue pair down with del_timer_sync() on
+# timers it set up only at the end of rxe_qp_init_req(): when an earlier
+# step fails (the fault-injection round fails its sock_create_kern()),
+# lockdep reports "trying to register non-static key" in
+# rxe_qp_do_cleanup(), a driver bug that later kernels fixed. Skip the
+# timers that were never set up, as they do; our error path (an
+# rdma_create_qp() failure) is still exercised.
 tree_patch() {
 	sed -i '/^config FAULT_INJECTION_STACKTRACE_FILTER$/,/^config /{/^\tdepends on !X86_64$/d}' \
 		lib/Kconfig.debug
+	sed -i '/^static void rxe_qp_do_cleanup(/,/^}/s/if (qp_type(qp) == IB_QPT_RC) {/if (qp_type(qp) == IB_QPT_RC \&\& qp->retrans_timer.function) {/' \
+		drivers/infiniband/sw/rxe/rxe_qp.c
+	grep -q 'IB_QPT_RC && qp->retrans_timer.function' drivers/infiniband/sw/rxe/rxe_qp.c
 }
 
 build() {
@@ -87,7 +98,7 @@ if [ -f "$dir/done" ]; then
 fi
 
 log=$dir.log
-echo "debug-kernel: building in $dir (log $log); ~12 min on 2 idle cores" >&2
+echo "debug-kernel: building in $dir (log $log); ~7 min on 2 idle cores" >&2
 start=$(date +%s)
 # The build runs in a child so that `set -e` holds inside it.
 if ! "$0" --build "$dir" > "$log" 2>&1; then
