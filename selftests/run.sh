@@ -7,6 +7,7 @@
 # $RESULTS (default /run/out/results.tap).
 #
 #	run.sh [NAME...]    only the programs whose name contains NAME
+#	                    (=NAME: only the program called NAME)
 #
 # RDS_SUITE=DIR runs DIR/*.sh instead (e.g. hosts: the tests between two
 # RDS hosts, which make check-wire runs). RDS_SKIP_TESTS="NAME ..." leaves
@@ -27,7 +28,10 @@ for p in "${globs[@]}"; do
 	if [ $# -gt 0 ]; then
 		match=0
 		for want in "$@"; do
-			case "$p" in *"$want"*) match=1 ;; esac
+			case "$want" in
+			=*) [ "$name" = "${want#=}" ] && match=1 ;;
+			*) case "$p" in *"$want"*) match=1 ;; esac ;;
+			esac
 		done
 		[ "$match" = 1 ] || continue
 	fi
