@@ -70,10 +70,32 @@ targs=(-q -l off -P PF_RDS -a64 -C "${TRINITY_CHILDREN:-2}"
        -T WARN,BAD_PAGE,DIE)
 for c in $TRINITY_CALLS; do targs+=(-c "$c"); done
 [ -n "${TRINITY_SEED:-}" ] && targs+=(-s "$TRINITY_SEED")
-if [ "${TRINITY:-1}" = 1 ]; then
+# Trinity 1.9 now and then segfaults while it builds its socket cache,
+# before its first call (its bug): start it again, at most twice, if it
+# dies that way in its first 5 s.
+trinity_cache_crash() {
+	[ "$1" = 139 ] && tail -n1 "$OUT/trinity.log" | grep -q 'socket cachefile. Regenerating'
+}
+start_trinity() {
 	(cd "$work" && exec setpriv --reuid=nobody --regid=nogroup \
 		--clear-groups -- trinity "${targs[@]}") > "$OUT/trinity.log" 2>&1 &
 	tpid=$!
+}
+if [ "${TRINITY:-1}" = 1 ]; then
+	start_trinity
+	for try in 1 2; do
+		for _ in $(seq 25); do
+			kill -0 "$tpid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -0 "$tpid" 2>/dev/null && break
+		wait "$tpid"
+		trc_early=$?
+		trinity_cache_crash "$trc_early" || break
+		trc_early=""
+		echo "fuzz: trinity crashed building its socket cache; start $((try + 1))"
+		start_trinity
+	done
 else
 	: > "$OUT/trinity.log"
 	tpid=""
@@ -188,7 +210,12 @@ if [ -n "$wire_pid" ]; then
 fi
 stop_trinity
 trc=0
-[ -n "$tpid" ] && { wait "$tpid"; trc=$?; }
+if [ -n "${trc_early:-}" ]; then
+	trc=$trc_early	# it died early and was reaped above
+elif [ -n "$tpid" ]; then
+	wait "$tpid"
+	trc=$?
+fi
 
 grep -E '^\[main\] (Initial random seed|Ran )' "$OUT/trinity.log" | sed 's/^/# trinity: /'
 sed 's/^/# /' "$OUT/rds-fuzz.log" | grep -E '^# rds-fuzz' | head -40
@@ -198,12 +225,10 @@ echo "trinity=${tcalls:-0} rds_fuzz=${fcalls:-0} seconds=$SECS" > "$OUT/counts"
 
 # SIGINT ends trinity with status 0 (130 if the signal ends it); a
 # kernel taint it saw is a failure (the log scan says which).
-if [ -n "$tpid" ] && [ -z "$tcalls" ] && [ "$trc" = 139 ] &&
-   tail -n1 "$OUT/trinity.log" | grep -q 'socket cachefile. Regenerating'; then
-	# Trinity 1.9 now and then segfaults while it builds its socket
-	# cache, before it makes a single call: its bug, and no RDS call was
-	# tested (rds-fuzz and the log scan still were).
-	emit "ok $((n += 1)) - trinity # SKIP trinity crashed while starting up (exit 139), before any call"
+if [ -n "$tpid" ] && [ -z "$tcalls" ] && trinity_cache_crash "$trc"; then
+	# Three starts crashed (see start_trinity): no RDS call was tested
+	# by trinity (rds-fuzz and the log scan still were).
+	emit "ok $((n += 1)) - trinity # SKIP trinity crashed while starting up (exit 139) three times, before any call"
 elif [ -n "$tpid" ]; then
 	[ -n "$tcalls" ] && [ "$tcalls" -gt 0 ] && { [ "$trc" = 0 ] || [ "$trc" = 130 ]; } &&
 		! grep -qi 'became tainted' "$OUT/trinity.log"
