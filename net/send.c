@@ -318,20 +318,25 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	return true;
 }
 
-/* The RDMA operation of @rm goes first, once (not again on retransmit). */
+/* The RDMA operation of @rm goes first, once: not again when the
+ * transport took the operation but had no room for the message yet (its
+ * completion may still be on the way), nor on retransmit.
+ */
 static int rds_send_xmit_rdma(struct rds_connection *conn,
 			      struct rds_message *rm)
 {
 	struct rds_rdma_op *op = rm->m_rdma;
 	int ret;
 
-	if (!op || op->op_done)
+	if (!op || op->op_done || op->op_posted)
 		return 0;
 	if (!conn->c_trans->xmit_rdma) {
 		rds_rdma_op_complete(op, RDS_RDMA_OTHER_ERROR);
 		return 0;
 	}
 	ret = conn->c_trans->xmit_rdma(conn, rm);
+	if (!ret)
+		op->op_posted = true;
 	if (!ret && op->op_done && op->op_status == RDS_RDMA_SUCCESS)
 		rds_stats_add(rds_net(rds_conn_net(conn)),
 			      RDS_STAT_SEND_RDMA_BYTES, op->op_bytes);

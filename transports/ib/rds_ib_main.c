@@ -63,6 +63,8 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 	},
 	.node_type	= RDMA_NODE_IB_CA,
 	.atomics	= true,
+	.write_completes_remotely = true,
+	.cm_yield	= true,
 	.rnr_retry	= true,
 };
 

@@ -10,7 +10,7 @@
  *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting, backlog)
  *   the core's locks (c_lock, rs_lock) taken by rds_recv_incoming() and
  *   rds_send_drop_acked()
- * rds_rdma_devs_lock is taken alone. rds_rdma_pages_lock (the recycled
+ * rds_rdma_devs_lock is taken alone; i_rdma_lock is a leaf. rds_rdma_pages_lock (the recycled
  * receive pages) is a leaf: taken under i_rx_lock or none, takes nothing.
  */
 #ifndef _RDS_RDMA_H
@@ -42,6 +42,11 @@
 
 /* Address and route resolution give up after this long. */
 #define RDS_RDMA_RESOLVE_MS	5000
+
+/* After a race it could not yield (iWARP), the loser waits this long for
+ * the peer's next request before it connects itself.
+ */
+#define RDS_RDMA_PEER_FIRST_MS	1000
 
 /* RDMA operations of one connection in flight, and the work requests
  * they may use between them (rdma_rw splits a vector into several).
@@ -104,6 +109,15 @@ union rds_rdma_cdata {
  * @trans: the transport's ops; the engine's functions fill most of it
  * @node_type: the device node type it serves (RDMA_NODE_IB_CA, _RNIC)
  * @atomics: the transport offers RDMA atomics
+ * @write_completes_remotely: a WRITE's completion means the peer placed
+ *	it (IB, RoCE); without it (iWARP) the completion is local and a
+ *	zero-length READ behind the WRITE tells (rds_rdma_rdma.c)
+ * @cm_yield: in a simultaneous connect, the side that loses gives up its
+ *	own attempt inside the CM handler and accepts (IB, RoCE). iWARP
+ *	cannot: its CM holds the attempt's queue pair until the peer
+ *	answers, and answers come on the queue the handler runs on. There
+ *	the loser refuses and leaves the next attempt to the peer
+ *	(rds_rdma_cm.c)
  * @rnr_retry: a SEND that finds no receive posted is retried (IB and
  *	RoCE); without it (iWARP) the receive ring must be posted before
  *	the request goes out, so fragments stay RDS_FRAG_SIZE there
@@ -113,6 +127,8 @@ struct rds_rdma_flavor {
 	struct rds_transport	trans;
 	unsigned int	node_type;
 	bool			atomics;
+	bool			write_completes_remotely;
+	bool			cm_yield;
 	bool			rnr_retry;
 	struct list_head	list;
 };
@@ -225,11 +241,15 @@ enum {
 	RDS_RDMA_ACK_IN_FLIGHT,	/* the ack slot is posted */
 	RDS_RDMA_RX_DYING,	/* shutdown: post no more receives */
 	RDS_RDMA_RDMA_STALLED,	/* xmit_rdma found no room: kick on release */
+	RDS_RDMA_PEER_FIRST,	/* lost a race: the peer connects next */
 };
 
 /**
  * struct rds_rdma_conn - the engine's state of one connection
  *	(rds_conn_tdata)
+ * @i_conn: the connection this is the transport data of
+ * @i_connect_w: connects after all when the peer's request did not come
+ *	(RDS_RDMA_PEER_FIRST)
  * @i_cm_mutex: serializes installing and removing @i_cm_id and @i_qp
  *	(connect, accept, shutdown; CM handlers of an id that is no longer
  *	@i_cm_id do nothing)
@@ -267,6 +287,10 @@ enum {
  * @i_rdma_wr_avail: work requests RDMA operations may still post
  * @i_rdma_ctxs: RDMA operations posted and not yet released
  * @i_rdma_wait: woken when @i_rdma_ctxs drops to 0
+ * @i_scratch: where the READs behind iWARP WRITEs land (never read)
+ * @i_scratch_dma: its mapping
+ * @i_rdma_lock: protects @i_rdma_live (a leaf)
+ * @i_rdma_live: RDMA operations not yet released
  * @i_rx_lock: serializes the receive path (completions and the worker)
  * @i_recv_ring: slots in the receive ring
  * @i_recvs: the receive ring
@@ -285,6 +309,8 @@ enum {
  * @i_dgid: the peer's GID, likewise
  */
 struct rds_rdma_conn {
+	struct rds_connection	*i_conn;
+	struct delayed_work	i_connect_w;
 	struct mutex		i_cm_mutex;	/* i_cm_id, i_qp */
 	struct rdma_cm_id	*i_cm_id;
 	bool			i_cm_active;
@@ -319,6 +345,10 @@ struct rds_rdma_conn {
 	atomic_t		i_rdma_wr_avail;
 	atomic_t		i_rdma_ctxs;
 	wait_queue_head_t	i_rdma_wait;
+	u64			*i_scratch;
+	u64			i_scratch_dma;
+	spinlock_t		i_rdma_lock;	/* i_rdma_live */
+	struct list_head	i_rdma_live;
 
 	spinlock_t		i_rx_lock;	/* receive path */
 	u32			i_recv_ring;
@@ -429,6 +459,7 @@ void rds_rdma_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
 		       u16 port, int scope);
 int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int rds_rdma_conn_connect(struct rds_connection *conn);
+void rds_rdma_connect_worker(struct work_struct *work);
 
 /* rds_rdma_listen.c */
 u16 rds_rdma_port(const struct rds_connection *conn);
@@ -458,7 +489,8 @@ u64 rds_rdma_ack_seq(struct rds_connection *conn);
 
 /* rds_rdma_rdma.c */
 int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm);
-void rds_rdma_rdma_drain(struct rds_connection *conn);
+void rds_rdma_rdma_drain(struct rds_connection *conn, struct list_head *dead);
+void rds_rdma_rdma_bury(struct list_head *dead);
 int rds_rdma_rdma_check(struct rds_connection *conn,
 			const struct rds_rdma_op *op);
 

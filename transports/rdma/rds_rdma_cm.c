@@ -198,7 +198,10 @@ static int rds_rdma_cm_reject(struct rdma_cm_id *id)
  * A Linux peer still refuses ours, which then loses nothing.
  *
  * May @conn, CONNECTING, take the peer's request? Its own attempt, if
- * any, becomes stale (destroyed with the next shutdown).
+ * any, becomes stale (destroyed with the next shutdown). Where the flavor
+ * cannot give its attempt up here (iWARP: cm_yield), the higher side
+ * refuses too, both attempts fail, and it leaves the next one to the
+ * peer (RDS_RDMA_PEER_FIRST), whose request then finds it waiting.
  */
 static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
 {
@@ -212,6 +215,10 @@ static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
 		return true;
 	if (!ic->i_cm_active || ic->i_stale_id || !rds_conn_peer_is_lower(conn))
 		return false;
+	if (!rds_rdma_flavor_of(conn)->cm_yield) {
+		set_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags);
+		return false;
+	}
 	rds_rdma_qp_teardown(conn, ic->i_cm_id);
 	ic->i_stale_id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
@@ -328,6 +335,8 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	const struct rds_rdma_cdata_common *c;
 
+	/* Up after all: a later reconnect need not wait for the peer. */
+	clear_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags);
 	if (!ic->i_version) {
 		/* Active side: the reply's version is the connection's. */
 		c = rds_rdma_cm_common(ev, conn->c_isv6);
@@ -464,6 +473,12 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 	struct rdma_cm_id *id;
 	int ret;
 
+	/* We lost a race we could not yield: the peer connects next. */
+	if (test_and_clear_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags)) {
+		queue_delayed_work(rds_rdma_wq, &ic->i_connect_w,
+				   msecs_to_jiffies(RDS_RDMA_PEER_FIRST_MS));
+		return 0;
+	}
 	id = rdma_create_id(rds_conn_net(conn), rds_rdma_cm_handler, conn,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
@@ -494,3 +509,20 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
+
+/* The peer's request did not come after a race (RDS_RDMA_PEER_FIRST):
+ * connect ourselves, unless a request was taken meanwhile.
+ */
+void rds_rdma_connect_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
+						struct rds_rdma_conn,
+						i_connect_w);
+	struct rds_connection *conn = ic->i_conn;
+
+	if (rds_conn_state(conn) != RDS_CONN_CONNECTING ||
+	    READ_ONCE(ic->i_cm_id))
+		return;
+	if (rds_rdma_conn_connect(conn))
+		rds_conn_drop(conn);
+}

@@ -2,10 +2,11 @@
 /*
  * A connection's verbs resources: completion queues, the RC queue pair
  * and its rings, created when a connection is requested or accepted and
- * torn down by the core's shutdown. The CM id and queue pair change only
- * under i_cm_mutex; a CM handler whose id is no longer the connection's
- * does nothing, and shutdown destroys the id (which waits for its
- * handler) only after taking it away under that mutex.
+ * torn down by the core's shutdown. The CM id and queue pair are
+ * installed only under i_cm_mutex; a CM handler whose id is no longer the
+ * connection's does nothing. Shutdown takes the id away under that mutex
+ * and then, without it, tears the queue pair down and destroys the id
+ * (both wait for CM handlers, which take the mutex).
  */
 #include <linux/slab.h>
 
@@ -15,12 +16,16 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
+	ic->i_conn = conn;
+	INIT_DELAYED_WORK(&ic->i_connect_w, rds_rdma_connect_worker);
 	mutex_init(&ic->i_cm_mutex);
 	spin_lock_init(&ic->i_rx_lock);
 	INIT_LIST_HEAD(&ic->i_rx_backlog);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
 	INIT_DELAYED_WORK(&ic->i_ack_w, rds_rdma_ack_worker);
 	init_waitqueue_head(&ic->i_rdma_wait);
+	spin_lock_init(&ic->i_rdma_lock);
+	INIT_LIST_HEAD(&ic->i_rdma_live);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
@@ -31,6 +36,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 
 	/* Shut down already: no CM id, no queue pair. */
 	WARN_ON_ONCE(ic->i_cm_id || ic->i_stale_id || ic->i_qp);
+	cancel_delayed_work_sync(&ic->i_connect_w);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
 	mutex_destroy(&ic->i_cm_mutex);
@@ -97,10 +103,46 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 	return true;
 }
 
+/* The word the READs behind iWARP WRITEs land in (rds_rdma_rdma.c). A
+ * READ's sink must be writable by the peer's device on iWARP; siw asks
+ * only for local write access, which the PD's DMA key gives.
+ */
+static int rds_rdma_scratch_init(struct rds_rdma_conn *ic,
+				 const struct rds_rdma_flavor *fl)
+{
+	struct ib_device *ibdev = ic->i_dev->ibdev;
+
+	if (fl->write_completes_remotely)
+		return 0;
+	ic->i_scratch = kzalloc(sizeof(*ic->i_scratch), GFP_KERNEL);
+	if (!ic->i_scratch)
+		return -ENOMEM;
+	ic->i_scratch_dma = ib_dma_map_single(ibdev, ic->i_scratch,
+					      sizeof(*ic->i_scratch),
+					      DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, ic->i_scratch_dma)) {
+		kfree(ic->i_scratch);
+		ic->i_scratch = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rds_rdma_scratch_free(struct rds_rdma_conn *ic)
+{
+	if (!ic->i_scratch)
+		return;
+	ib_dma_unmap_single(ic->i_dev->ibdev, ic->i_scratch_dma,
+			    sizeof(*ic->i_scratch), DMA_FROM_DEVICE);
+	kfree(ic->i_scratch);
+	ic->i_scratch = NULL;
+}
+
 /* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
 void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	LIST_HEAD(dead);
 
 	spin_lock_bh(&ic->i_rx_lock);
 	set_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
@@ -110,11 +152,12 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 
 	if (ic->i_qp) {
 		/* Every posted request completes (flushed) before this
-		 * returns, so the rings are ours again.
+		 * returns, or never will (siw can lose some after a
+		 * TERMINATE): the rings are freed only after the CQs.
 		 */
 		ib_drain_qp(ic->i_qp);
-		/* Released from a work item that still uses the QP. */
-		rds_rdma_rdma_drain(conn);
+		/* Their release uses the QP. */
+		rds_rdma_rdma_drain(conn, &dead);
 		rdma_destroy_qp(id);
 		ic->i_qp = NULL;
 	}
@@ -124,7 +167,9 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ib_free_cq(ic->i_recv_cq);
 	ic->i_send_cq = NULL;
 	ic->i_recv_cq = NULL;
+	rds_rdma_rdma_bury(&dead);
 	if (ic->i_dev) {
+		rds_rdma_scratch_free(ic);
 		rds_rdma_send_ring_free(ic);
 		rds_rdma_recv_ring_free(ic);
 		rds_rdma_dev_put(ic->i_dev);
@@ -171,6 +216,9 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 				  8, max_wr);
 
 	ret = rds_rdma_send_ring_init(ic);
+	if (ret)
+		goto err;
+	ret = rds_rdma_scratch_init(ic, rds_rdma_flavor_of(conn));
 	if (ret)
 		goto err;
 	ret = rds_rdma_recv_ring_init(ic);
@@ -246,16 +294,23 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rdma_cm_id *id, *stale;
 
+	/* It connects only while CONNECTING: not after this. */
+	cancel_delayed_work_sync(&ic->i_connect_w);
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
 	stale = ic->i_stale_id;
 	ic->i_stale_id = NULL;
+	mutex_unlock(&ic->i_cm_mutex);
+	/* Not under the mutex: the iWARP CM waits in both for events it
+	 * delivers to our handlers, which take it (and find their id stale).
+	 * Nothing installs a new id meanwhile: the connection is
+	 * DISCONNECTING, so requests are refused and none of ours start.
+	 */
 	if (id) {
 		rdma_disconnect(id);
 		rds_rdma_qp_teardown(conn, id);
 	}
-	mutex_unlock(&ic->i_cm_mutex);
 	/* Each waits for a handler of its id still running: it finds
 	 * itself stale and does nothing.
 	 */

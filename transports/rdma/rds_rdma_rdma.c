@@ -10,8 +10,23 @@
  * the local 8-byte word; the masked forms need the device's masked
  * atomics (the sendmsg check refuses them otherwise).
  *
+ * An iWARP WRITE completes when the local device has sent it, before the
+ * peer checked its key: a one-byte READ of the first byte written
+ * follows it, and its completion (the peer answers only after placing
+ * the WRITE, or terminates the stream if it refused it) is the
+ * operation's. Not a zero-length READ: siw 6.1 answers those with a
+ * stale length when its transmit side is idle, a protocol error.
+ *
  * A completion only records the outcome: the pages are released from a
- * work item (unpinning may sleep). Shutdown waits for those.
+ * work item (unpinning may sleep). Shutdown waits for those. An
+ * operation may never see its completion: its post failed part-way, or
+ * the device lost it (siw, after the peer terminated the stream, does
+ * not flush READs waiting for their answer). Once the queue pair is
+ * drained nothing more can complete, so shutdown releases what is left
+ * itself, before the queue pair goes, and frees those structures only
+ * after the completion queues (a late completion finds them claimed).
+ *
+ * Lock order: i_rdma_lock is a leaf (the live list).
  */
 #include <linux/slab.h>
 #include <rdma/rw.h>
@@ -24,7 +39,12 @@
  * @x_cqe: completion of its last work request
  * @x_rw: the READ or WRITE (rdma_rw)
  * @x_atomic: the atomic's work request
- * @x_sge: the atomic's local word
+ * @x_sge: the atomic's local word, or the placement READ's sink
+ * @x_placed: the one-byte READ behind an iWARP WRITE
+ * @x_item: on i_rdma_live until released, then on shutdown's list if
+ *	shutdown released it
+ * @x_claimed: bit 0 set by whichever came first, the completion or
+ *	shutdown
  * @x_conn: the connection (whose inflight count this is in)
  * @x_rm: the message (a reference)
  * @x_dir: DMA direction of the local pages
@@ -37,6 +57,9 @@ struct rds_rdma_ctx {
 	struct rdma_rw_ctx	x_rw;
 	struct ib_atomic_wr	x_atomic;
 	struct ib_sge		x_sge;
+	struct ib_rdma_wr	x_placed;
+	struct list_head	x_item;
+	unsigned long		x_claimed;
 	struct rds_connection	*x_conn;
 	struct rds_message	*x_rm;
 	enum dma_data_direction	x_dir;
@@ -61,10 +84,9 @@ static int rds_rdma_wc_status(const struct ib_wc *wc)
 	}
 }
 
-static void rds_rdma_ctx_release(struct work_struct *work)
+/* Give everything of @x back; the caller frees @x itself. */
+static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 {
-	struct rds_rdma_ctx *x = container_of(work, struct rds_rdma_ctx,
-					      x_work);
 	struct rds_connection *conn = x->x_conn;
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_rdma_op *op = x->x_rm->m_rdma;
@@ -78,7 +100,9 @@ static void rds_rdma_ctx_release(struct work_struct *work)
 	rds_rdma_send_complete(x->x_rm, x->x_status);
 	rds_message_put(x->x_rm);
 	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
-	kfree(x);
+	spin_lock_bh(&ic->i_rdma_lock);
+	list_del_init(&x->x_item);
+	spin_unlock_bh(&ic->i_rdma_lock);
 
 	if (atomic_dec_and_test(&ic->i_rdma_ctxs))
 		wake_up(&ic->i_rdma_wait);
@@ -89,11 +113,23 @@ static void rds_rdma_ctx_release(struct work_struct *work)
 		rds_send_kick(conn);
 }
 
+static void rds_rdma_ctx_release(struct work_struct *work)
+{
+	struct rds_rdma_ctx *x = container_of(work, struct rds_rdma_ctx,
+					      x_work);
+
+	rds_rdma_ctx_finish(x);
+	kfree(x);
+}
+
 static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_rdma_ctx *x = container_of(wc->wr_cqe, struct rds_rdma_ctx,
 					      x_cqe);
 
+	/* Shutdown gave up on it: it is only memory now. */
+	if (test_and_set_bit(0, &x->x_claimed))
+		return;
 	x->x_status = rds_rdma_wc_status(wc);
 	rds_rdma_wc_failed(x->x_conn, wc, "RDMA to");
 	queue_work(rds_rdma_wq, &x->x_work);
@@ -211,9 +247,32 @@ static int rds_rdma_post_atomic(struct rds_rdma_conn *ic,
 	return ret;
 }
 
-static int rds_rdma_post_rw(struct rds_rdma_conn *ic, struct rds_rdma_ctx *x,
-			    struct rds_rdma_op *op)
+/* The READ that carries an iWARP WRITE's completion: one byte of what
+ * was written, into the connection's scratch word (rds_rdma_conn.c).
+ */
+static struct ib_send_wr *rds_rdma_placed_wr(struct rds_rdma_conn *ic,
+					     struct rds_rdma_ctx *x,
+					     const struct rds_rdma_op *op)
 {
+	x->x_sge.addr = ic->i_scratch_dma;
+	x->x_sge.length = 1;
+	x->x_sge.lkey = ic->i_dev->pd->local_dma_lkey;
+	x->x_placed.wr.wr_cqe = &x->x_cqe;
+	x->x_placed.wr.opcode = IB_WR_RDMA_READ;
+	x->x_placed.wr.sg_list = &x->x_sge;
+	x->x_placed.wr.num_sge = 1;
+	x->x_placed.wr.send_flags = IB_SEND_SIGNALED;
+	x->x_placed.remote_addr = op->op_remote_addr;
+	x->x_placed.rkey = op->op_rkey;
+	return &x->x_placed.wr;
+}
+
+/* On failure, @partial says whether part of the chain may be posted. */
+static int rds_rdma_post_rw(struct rds_connection *conn,
+			    struct rds_rdma_conn *ic, struct rds_rdma_ctx *x,
+			    struct rds_rdma_op *op, bool *partial)
+{
+	struct ib_send_wr *placed = NULL;
 	int ret;
 
 	x->x_dir = op->op_write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
@@ -223,6 +282,10 @@ static int rds_rdma_post_rw(struct rds_rdma_conn *ic, struct rds_rdma_ctx *x,
 	if (ret < 0)
 		return ret;
 	x->x_nwr = ret;
+	if (op->op_write && !rds_rdma_flavor_of(conn)->write_completes_remotely) {
+		placed = rds_rdma_placed_wr(ic, x, op);
+		x->x_nwr++;
+	}
 	if (x->x_nwr > RDS_RDMA_RW_WRS) {
 		ret = -EMSGSIZE;
 		goto destroy;
@@ -232,10 +295,12 @@ static int rds_rdma_post_rw(struct rds_rdma_conn *ic, struct rds_rdma_ctx *x,
 		goto destroy;
 	}
 	ret = rdma_rw_ctx_post(&x->x_rw, ic->i_qp, ic->i_cm_port, &x->x_cqe,
-			       NULL);
-	if (!ret)
-		return 0;
-	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
+			       placed);
+	if (ret) {
+		x->x_status = RDS_RDMA_DROPPED;
+		*partial = true;
+	}
+	return ret;
 destroy:
 	rdma_rw_ctx_destroy(&x->x_rw, ic->i_qp, ic->i_cm_port, op->op_sg,
 			    op->op_nents, x->x_dir);
@@ -256,6 +321,7 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_rdma_op *op = rm->m_rdma;
+	bool partial = false;
 	struct rds_rdma_ctx *x;
 	int ret;
 
@@ -268,13 +334,24 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 	INIT_WORK(&x->x_work, rds_rdma_ctx_release);
 
 	/* Taken before the post: the completion may come at once. */
+	spin_lock_bh(&ic->i_rdma_lock);
+	list_add_tail(&x->x_item, &ic->i_rdma_live);
+	spin_unlock_bh(&ic->i_rdma_lock);
 	atomic_inc(&ic->i_rdma_ctxs);
 	rds_message_get(rm);
 	if (op->op_type == RDS_OP_RDMA)
-		ret = rds_rdma_post_rw(ic, x, op);
+		ret = rds_rdma_post_rw(conn, ic, x, op, &partial);
 	else
 		ret = rds_rdma_post_atomic(ic, x, op);
+	/* Part of it may be on the queue pair: it stays live, and the
+	 * shutdown that the error starts releases it after the drain.
+	 */
+	if (ret && partial)
+		return -EIO;
 	if (ret) {
+		spin_lock_bh(&ic->i_rdma_lock);
+		list_del(&x->x_item);
+		spin_unlock_bh(&ic->i_rdma_lock);
 		rds_message_put(rm);
 		if (atomic_dec_and_test(&ic->i_rdma_ctxs))
 			wake_up(&ic->i_rdma_wait);
@@ -290,15 +367,42 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 EXPORT_SYMBOL_GPL(rds_rdma_xmit_rdma);
 
 /**
- * rds_rdma_rdma_drain - wait until every operation of @conn is released
- * @conn: the connection, whose queue pair is drained
+ * rds_rdma_rdma_drain - release every operation of @conn
+ * @conn: the connection; its queue pair is drained (nothing more
+ *	completes), not yet destroyed
+ * @dead: gets the operations released here, to free once the completion
+ *	queues are gone (rds_rdma_rdma_bury())
  *
  * Context: process context (shutdown).
  */
-void rds_rdma_rdma_drain(struct rds_connection *conn)
+void rds_rdma_rdma_drain(struct rds_connection *conn, struct list_head *dead)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rds_rdma_ctx *x, *tmp;
+	LIST_HEAD(lost);
 
+	spin_lock_bh(&ic->i_rdma_lock);
+	list_for_each_entry_safe(x, tmp, &ic->i_rdma_live, x_item)
+		if (!test_and_set_bit(0, &x->x_claimed))
+			list_move_tail(&x->x_item, &lost);
+	spin_unlock_bh(&ic->i_rdma_lock);
+
+	list_for_each_entry_safe(x, tmp, &lost, x_item) {
+		if (x->x_status == RDS_RDMA_SUCCESS)
+			x->x_status = RDS_RDMA_DROPPED;
+		rds_rdma_ctx_finish(x);
+		list_add_tail(&x->x_item, dead);
+	}
+	/* The others' release work items are queued or running. */
 	wait_event(ic->i_rdma_wait, !atomic_read(&ic->i_rdma_ctxs));
 	clear_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags);
+}
+
+/* Free what rds_rdma_rdma_drain() released, the completion queues gone. */
+void rds_rdma_rdma_bury(struct list_head *dead)
+{
+	struct rds_rdma_ctx *x, *tmp;
+
+	list_for_each_entry_safe(x, tmp, dead, x_item)
+		kfree(x);
 }

@@ -310,8 +310,14 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 		flags |= IB_SEND_SIGNALED;
 	if (flags & IB_SEND_SIGNALED)
 		ic->i_send_unsignaled = 0;
-	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. */
-	if (!frag && rm->m_rdma && rm->m_rdma->op_fence)
+	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. On iWARP
+	 * every one does: the peer may free its region as soon as it has the
+	 * message, and an iWARP device answers READs (ours, and the one
+	 * behind each WRITE) after it delivers what follows them.
+	 */
+	if (!frag && rm->m_rdma &&
+	    (rm->m_rdma->op_fence ||
+	     !rds_rdma_flavor_of(conn)->write_completes_remotely))
 		flags |= IB_SEND_FENCE;
 	s->s_wr.send_flags = flags;
 	s->s_wr.next = NULL;

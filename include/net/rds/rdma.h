@@ -141,6 +141,8 @@ enum rds_rdma_op_type {
  * @op_fence: RDS_RDMA_FENCE (loopback is always ordered)
  * @op_notify: RDS_RDMA_NOTIFY_ME
  * @op_silent: RDS_RDMA_SILENT
+ * @op_posted: handed to the transport (the transmit loop's: a message
+ *	whose SEND found the ring full is offered again, its RDMA not)
  * @op_done: the transport carried the operation out (or failed it)
  * @op_status: RDS_RDMA_* outcome, RDS_RDMA_DROPPED until done
  * @op_notifier: preallocated notification, or NULL if none is wanted
@@ -166,6 +168,7 @@ struct rds_rdma_op {
 	bool			op_fence;
 	bool			op_notify;
 	bool			op_silent;
+	bool			op_posted;
 	bool			op_done;
 	int			op_status;
 	struct rds_notifier	*op_notifier;
