@@ -4,7 +4,7 @@
  * must stay loaded while this module is: a module dependency). Only what
  * differs lives here, as flavor flags the engine reads: the devices
  * served (RNIC), no atomics, WRITE completions that are only local (the
- * engine puts a zero-length READ behind each WRITE), no RNR retry (4 KiB
+ * engine puts a one-byte READ behind each WRITE), no RNR retry (4 KiB
  * fragments), and RDS_INFO_IWARP_CONNECTIONS. The engine covers the rest
  * (rdma_rw knows iWARP's READ-sink rule; the registration queue pair is
  * a connected one, as iWARP devices need; a device loops back to its own

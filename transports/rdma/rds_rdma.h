@@ -10,8 +10,9 @@
  *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting, backlog)
  *   the core's locks (c_lock, rs_lock) taken by rds_recv_incoming() and
  *   rds_send_drop_acked()
- * rds_rdma_devs_lock is taken alone; i_rdma_lock is a leaf. rds_rdma_pages_lock (the recycled
- * receive pages) is a leaf: taken under i_rx_lock or none, takes nothing.
+ * rds_rdma_devs_lock is taken alone; i_rdma_lock (the live RDMA
+ * operations) is a leaf. rds_rdma_pages_lock (the recycled receive pages)
+ * is a leaf: taken under i_rx_lock or none, takes nothing.
  */
 #ifndef _RDS_RDMA_H
 #define _RDS_RDMA_H
@@ -111,7 +112,7 @@ union rds_rdma_cdata {
  * @atomics: the transport offers RDMA atomics
  * @write_completes_remotely: a WRITE's completion means the peer placed
  *	it (IB, RoCE); without it (iWARP) the completion is local and a
- *	zero-length READ behind the WRITE tells (rds_rdma_rdma.c)
+ *	one-byte READ behind the WRITE tells (rds_rdma_rdma.c)
  * @cm_yield: in a simultaneous connect, the side that loses gives up its
  *	own attempt inside the CM handler and accepts (IB, RoCE). iWARP
  *	cannot: its CM holds the attempt's queue pair until the peer

@@ -511,7 +511,10 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
 
 /* The peer's request did not come after a race (RDS_RDMA_PEER_FIRST):
- * connect ourselves, unless a request was taken meanwhile.
+ * connect ourselves. rds_rdma_conn_connect() sees, under i_cm_mutex,
+ * whether a request was taken meanwhile. This runs outside the core's
+ * connect lock, but shutdown cancels it (synchronously) before it tears
+ * anything down, and takes over any id it installed.
  */
 void rds_rdma_connect_worker(struct work_struct *work)
 {
@@ -520,8 +523,7 @@ void rds_rdma_connect_worker(struct work_struct *work)
 						i_connect_w);
 	struct rds_connection *conn = ic->i_conn;
 
-	if (rds_conn_state(conn) != RDS_CONN_CONNECTING ||
-	    READ_ONCE(ic->i_cm_id))
+	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		return;
 	if (rds_rdma_conn_connect(conn))
 		rds_conn_drop(conn);
