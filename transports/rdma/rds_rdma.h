@@ -248,7 +248,6 @@ enum {
 /**
  * struct rds_rdma_conn - the engine's state of one connection
  *	(rds_conn_tdata)
- * @i_conn: the connection this is the transport data of
  * @i_connect_w: connects after all when the peer's request did not come
  *	(RDS_RDMA_PEER_FIRST)
  * @i_cm_mutex: serializes installing and removing @i_cm_id and @i_qp
@@ -310,7 +309,6 @@ enum {
  * @i_dgid: the peer's GID, likewise
  */
 struct rds_rdma_conn {
-	struct rds_connection	*i_conn;
 	struct delayed_work	i_connect_w;
 	struct mutex		i_cm_mutex;	/* i_cm_id, i_qp */
 	struct rdma_cm_id	*i_cm_id;

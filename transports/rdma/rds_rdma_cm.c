@@ -521,7 +521,7 @@ void rds_rdma_connect_worker(struct work_struct *work)
 	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
 						struct rds_rdma_conn,
 						i_connect_w);
-	struct rds_connection *conn = ic->i_conn;
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
 
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		return;

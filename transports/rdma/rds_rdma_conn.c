@@ -16,7 +16,6 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
-	ic->i_conn = conn;
 	INIT_DELAYED_WORK(&ic->i_connect_w, rds_rdma_connect_worker);
 	mutex_init(&ic->i_cm_mutex);
 	spin_lock_init(&ic->i_rx_lock);
