@@ -514,7 +514,8 @@ EXPORT_SYMBOL_GPL(rds_rdma_op_complete);
  *
  * As rds_rdma_op_complete(), and the sender's notification goes out now,
  * when the operation is done, as Linux reports it, rather than when the
- * peer acknowledges the message.
+ * peer acknowledges the message. A silent message, which the peer never
+ * sees, leaves its connection now: no ack will ever name it.
  *
  * Context: process context, may sleep.
  */
@@ -542,6 +543,8 @@ void rds_rdma_send_complete(struct rds_message *rm, int status)
 		rds_wake_sk(rs);
 		sock_put(rds_rs_to_sk(rs));
 	}
+	if (rds_message_silent(rm))
+		rds_send_drop_unsent(rm);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
 

@@ -414,6 +414,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 int rds_send_xmit(struct rds_connection *conn);
 void rds_send_worker(struct work_struct *work);
 void rds_send_requeue_retrans(struct rds_connection *conn);
+void rds_send_drop_unsent(struct rds_message *rm);
 void rds_send_drop_all(struct rds_connection *conn);
 void rds_send_drop_orphans(struct rds_connection *conn);
 void rds_send_release_conn(struct rds_sock *rs);

@@ -131,6 +131,27 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked);
 
+/**
+ * rds_send_drop_unsent - retire @rm, which the transport did not send
+ * @rm: a message on its connection's retransmit list, or already off it
+ *
+ * For a message that put nothing on the wire (rds_message_silent()): the
+ * peer will never ack it.
+ *
+ * Context: any.
+ */
+void rds_send_drop_unsent(struct rds_message *rm)
+{
+	struct rds_connection *conn = rm->m_conn;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&conn->c_lock);
+	if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags))
+		list_move_tail(&rm->m_conn_item, &list);
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&list, RDS_RDMA_SUCCESS);
+}
+
 /* Take every message off @conn (teardown of a connection). */
 void rds_send_drop_all(struct rds_connection *conn)
 {

@@ -7,6 +7,7 @@
  * loopback: those tests skip there.
  */
 #define _GNU_SOURCE 1
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -833,6 +834,41 @@ RDS_TEST(silent_rdma_not_delivered)
 	RDS_EXPECT(st == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(all_bytes(tbuf, 64, 9));
 	RDS_EXPECT_ERRNO(recv(t, msg, sizeof(msg), MSG_DONTWAIT), EAGAIN);
+	close(t);
+	close(s);
+}
+
+/*
+ * A message ahead of a silent RDMA (which posts no SEND), both queued on
+ * a connection still coming up (a new TOS), go out in one pass of the
+ * transmit loop: the message's SEND is not signaled (more was queued).
+ * Both must still be released: the message once the peer acks it, the
+ * silent one (the peer never sees it) when its operation completes.
+ */
+RDS_TEST(message_before_silent_rdma_released)
+{
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	rds_tos_t tos = 64 + getpid() % 128;
+	struct rds_addr ta;
+	uint64_t cookie = 0;
+	char msg[8];
+	int t, s;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	if (rds_obj("messages") < 0)
+		rds_test_skip("no object counters (debugfs)");
+	pair(&t, &ta, &s);
+	RDS_EXPECT_OK(ioctl(s, SIOCRDSSETTOS, &tos));
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
+	RDS_EXPECT(no_messages_left());
+	rds_send(s, &ta, "first", 5, 0);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_SILENT |
+			    RDS_RDMA_NOTIFY_ME, 6, 0) == 0);
+	RDS_EXPECT(wait_status(s, 6) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 3000) == 5);
+	RDS_EXPECT(no_messages_left());
 	close(t);
 	close(s);
 }

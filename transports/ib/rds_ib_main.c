@@ -49,6 +49,7 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 		.conn_connect		= rds_rdma_conn_connect,
 		.conn_shutdown		= rds_rdma_conn_shutdown,
 		.xmit			= rds_rdma_xmit,
+		.xmit_complete		= rds_rdma_xmit_complete,
 		.xmit_rdma		= rds_rdma_xmit_rdma,
 		.rdma_check		= rds_rdma_rdma_check,
 		.mr_register		= rds_rdma_mr_register,

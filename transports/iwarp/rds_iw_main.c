@@ -50,6 +50,7 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 		.conn_connect		= rds_rdma_conn_connect,
 		.conn_shutdown		= rds_rdma_conn_shutdown,
 		.xmit			= rds_rdma_xmit,
+		.xmit_complete		= rds_rdma_xmit_complete,
 		/* RDMA not offered yet (sendmsg with RDMA and RDS_GET_MR
 		 * answer EOPNOTSUPP): the engine's iWARP rules below work
 		 * for single sessions over siw, but a verified rds-stress

@@ -54,7 +54,7 @@ static bool rds_loop_undelivered(const struct rds_message *rm)
 		return false;
 	if (op->op_done && op->op_status != RDS_RDMA_SUCCESS)
 		return true;
-	return op->op_silent && !rm->m_len && !rm->m_rdma_cookie;
+	return rds_message_silent(rm);
 }
 
 /* The message is its own incoming; the incoming holds a message reference. */

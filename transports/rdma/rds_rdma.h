@@ -481,6 +481,7 @@ int rds_rdma_send_ring_init(struct rds_rdma_conn *ic);
 void rds_rdma_send_ring_free(struct rds_rdma_conn *ic);
 int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		  unsigned int *pos);
+void rds_rdma_xmit_complete(struct rds_connection *conn);
 void rds_rdma_send_ack(struct rds_connection *conn);
 void rds_rdma_ack_worker(struct work_struct *work);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);

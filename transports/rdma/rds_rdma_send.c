@@ -11,6 +11,7 @@
  * transmit lock) and completed in order (RC); a signaled completion
  * retires every slot up to its own. When the ring is full, xmit stops
  * part-way and the completion that makes room kicks the transmit loop.
+ * No slot stays unretired once the loop goes idle (rds_rdma_xmit_complete).
  *
  * Acks: a peer asks for one with RDS_FLAG_ACK_REQUIRED; the explicit ack
  * is a header-only SEND from its own slot, one in flight at a time.
@@ -116,6 +117,20 @@ static void rds_rdma_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
+/* An ack-only header (no ports, no data: what a Linux peer takes for an
+ * explicit ack) carrying our receive ack.
+ */
+static void rds_rdma_ack_hdr(struct rds_connection *conn,
+			     struct rds_rdma_conn *ic, struct rds_header *hdr)
+{
+	u64 ack = rds_rdma_ack_seq(conn);
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->h_ack = cpu_to_be64(ack);
+	WRITE_ONCE(ic->i_ack_sent, ack);
+	rds_hdr_csum_set(hdr);
+}
+
 /**
  * rds_rdma_send_ack - send an explicit ack if one is wanted
  * @conn: the connection
@@ -127,7 +142,6 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_header *hdr = &ic->i_send_hdrs[ic->i_send_ring];
-	u64 ack;
 	int ret;
 
 	lockdep_assert_held(&ic->i_rx_lock);
@@ -140,11 +154,7 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 	}
 	clear_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 
-	memset(hdr, 0, sizeof(*hdr));
-	ack = rds_rdma_ack_seq(conn);
-	hdr->h_ack = cpu_to_be64(ack);
-	WRITE_ONCE(ic->i_ack_sent, ack);
-	rds_hdr_csum_set(hdr);
+	rds_rdma_ack_hdr(conn, ic, hdr);
 	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), ic->i_ack_sge.addr,
 				      sizeof(*hdr), DMA_TO_DEVICE);
 	ret = ib_post_send(ic->i_qp, &ic->i_ack_wr, NULL);
@@ -360,12 +370,10 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 				      ic->i_frag_pages * RDS_FRAG_SIZE));
 
 	if (*pos == 0) {
-		/* A silent RDMA with nothing to say: no SEND wakes the peer,
-		 * as with Linux. The peer's ack of a later message retires
-		 * it (the peer never sees its sequence number).
+		/* No SEND wakes the peer; the message leaves its connection
+		 * when its operation completes (rds_rdma_send_complete()).
 		 */
-		if (rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
-		    !rm->m_rdma_cookie)
+		if (rds_message_silent(rm))
 			return 0;
 		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
 	}
@@ -380,6 +388,50 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_xmit);
+
+/**
+ * rds_rdma_xmit_complete - the transport's xmit_complete op
+ * @conn: the connection
+ *
+ * The transmit loop goes idle. If the last SEND it posted was not
+ * signaled (more was queued then, but that was canceled, or was a silent
+ * RDMA, which posts no SEND), no completion would come to retire it and
+ * the slots before it: their messages would stay pinned until the
+ * connection sends again. A signaled ack-only SEND in the next slot
+ * retires them.
+ *
+ * Context: process context, the core's transmit lock held.
+ */
+void rds_rdma_xmit_complete(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	u32 slot = ic->i_send_head;
+	struct rds_rdma_send *s;
+
+	/* A full ring's last slot was signaled (rds_rdma_post_frag()). */
+	if (!ic->i_send_unsignaled || !ic->i_sends ||
+	    atomic_read(&ic->i_send_used) >= ic->i_send_ring)
+		return;
+	s = &ic->i_sends[slot];
+	rds_rdma_ack_hdr(conn, ic, &ic->i_send_hdrs[slot]);
+	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), s->s_sge[0].addr,
+				      sizeof(struct rds_header), DMA_TO_DEVICE);
+	s->s_wr.num_sge = 1;
+	s->s_wr.send_flags = IB_SEND_SIGNALED;
+	s->s_wr.next = NULL;
+	atomic_inc(&ic->i_send_used);
+	ic->i_send_head = slot + 1 == ic->i_send_ring ? 0 : slot + 1;
+	if (ib_post_send(ic->i_qp, &s->s_wr, NULL)) {
+		ic->i_send_head = slot;
+		atomic_dec(&ic->i_send_used);
+		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_FAILURE);
+		rds_conn_drop(conn);
+		return;
+	}
+	ic->i_send_unsignaled = 0;
+	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_xmit_complete);
 
 /**
  * rds_rdma_send_ring_init - allocate the send ring of a new queue pair

@@ -22,9 +22,9 @@
 #include <linux/in6.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <net/rds/message.h>
 
 struct rds_connection;
-struct rds_message;
 struct mm_struct;
 struct page;
 struct rds_transport;
@@ -193,5 +193,15 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 void rds_mr_access_end(struct rds_mr_access *acc);
 void rds_rdma_op_complete(struct rds_rdma_op *op, int status);
 void rds_rdma_send_complete(struct rds_message *rm, int status);
+
+/*
+ * A silent RDMA with nothing else to say: no SEND goes to the peer (as in
+ * Linux), so no ack of its sequence number ever comes back.
+ */
+static inline bool rds_message_silent(const struct rds_message *rm)
+{
+	return rm->m_rdma && rm->m_rdma->op_silent && !rm->m_len &&
+	       !rm->m_rdma_cookie;
+}
 
 #endif /* _NET_RDS_RDMA_H */
