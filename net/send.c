@@ -152,6 +152,43 @@ void rds_send_drop_unsent(struct rds_message *rm)
 	rds_send_retire(&list, RDS_RDMA_SUCCESS);
 }
 
+/**
+ * rds_send_drop_rdma_of - drop the queued RDMA messages of @failed's sender
+ * @conn: the connection @failed's operation failed on
+ * @failed: a message whose RDMA operation the peer refused
+ *
+ * The refusal took the shared connection down (the device puts its queue
+ * pair in error). The sender's RDMA messages queued behind it most likely
+ * name the same dead region: each would take the connection down again,
+ * and every other sender's traffic with it. They are dropped now and
+ * reported RDS_RDMA_DROPPED, as a reconnect reports what it drops. A
+ * closed socket's messages count as one sender.
+ *
+ * Context: any.
+ */
+void rds_send_drop_rdma_of(struct rds_connection *conn,
+			   struct rds_message *failed)
+{
+	struct rds_message *rm, *tmp;
+	struct rds_sock *rs;
+	LIST_HEAD(dropped);
+
+	/* Compared, never dereferenced: a socket going away meanwhile only
+	 * makes its messages orphans a moment early.
+	 */
+	rs = READ_ONCE(failed->m_rs);
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
+		if (!rm->m_rdma || READ_ONCE(rm->m_rs) != rs)
+			continue;
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		list_move_tail(&rm->m_conn_item, &dropped);
+	}
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
+}
+EXPORT_SYMBOL_GPL(rds_send_drop_rdma_of);
+
 /* Take every message off @conn (teardown of a connection). */
 void rds_send_drop_all(struct rds_connection *conn)
 {

@@ -65,6 +65,7 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 	.node_type	= RDMA_NODE_IB_CA,
 	.atomics	= true,
 	.write_completes_remotely = true,
+	.send_after_rdma = false,
 	.cm_yield	= true,
 	.rnr_retry	= true,
 };

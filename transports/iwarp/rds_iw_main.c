@@ -4,8 +4,9 @@
  * must stay loaded while this module is: a module dependency). Only what
  * differs lives here, as flavor flags the engine reads: the devices
  * served (RNIC), no atomics, WRITE completions that are only local (the
- * engine puts a one-byte READ behind each WRITE), no RNR retry (4 KiB
- * fragments), and RDS_INFO_IWARP_CONNECTIONS. The engine covers the rest
+ * engine puts a one-byte READ behind each WRITE), messages that wait for
+ * their RDMA to complete (READs are answered after the SENDs behind them),
+ * no RNR retry (4 KiB fragments), and RDS_INFO_IWARP_CONNECTIONS. The engine covers the rest
  * (rdma_rw knows iWARP's READ-sink rule; the registration queue pair is
  * a connected one, as iWARP devices need; a device loops back to its own
  * addresses). Linux has had no iWARP RDS since 4.6: nothing to
@@ -51,6 +52,10 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 		.conn_shutdown		= rds_rdma_conn_shutdown,
 		.xmit			= rds_rdma_xmit,
 		.xmit_complete		= rds_rdma_xmit_complete,
+		.xmit_rdma		= rds_rdma_xmit_rdma,
+		.rdma_check		= rds_rdma_rdma_check,
+		.mr_register		= rds_rdma_mr_register,
+		.mr_free		= rds_rdma_mr_free,
 		/* RDMA not offered yet (sendmsg with RDMA and RDS_GET_MR
 		 * answer EOPNOTSUPP): the engine's iWARP rules below work
 		 * for single sessions over siw, but a verified rds-stress
@@ -65,6 +70,7 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 	.node_type	= RDMA_NODE_RNIC,
 	.atomics	= false,
 	.write_completes_remotely = false,
+	.send_after_rdma = true,
 	.cm_yield	= false,
 	.rnr_retry	= false,
 };

@@ -113,6 +113,12 @@ union rds_rdma_cdata {
  * @write_completes_remotely: a WRITE's completion means the peer placed
  *	it (IB, RoCE); without it (iWARP) the completion is local and a
  *	one-byte READ behind the WRITE tells (rds_rdma_rdma.c)
+ * @send_after_rdma: a message goes out only once its RDMA operation
+ *	completed (iWARP): the peer may free its region as soon as it has
+ *	the message, and an iWARP device answers a READ after delivering
+ *	the SENDs behind it. Not a device fence: siw 6.1 answers no inbound
+ *	READ while a fenced SEND waits, so two peers doing RDMA at each
+ *	other deadlocked
  * @cm_yield: in a simultaneous connect, the side that loses gives up its
  *	own attempt inside the CM handler and accepts (IB, RoCE). iWARP
  *	cannot: its CM holds the attempt's queue pair until the peer
@@ -129,6 +135,7 @@ struct rds_rdma_flavor {
 	unsigned int	node_type;
 	bool			atomics;
 	bool			write_completes_remotely;
+	bool			send_after_rdma;
 	bool			cm_yield;
 	bool			rnr_retry;
 	struct list_head	list;
@@ -241,7 +248,9 @@ enum {
 	RDS_RDMA_ACK_WANTED,	/* the peer asked for an ack */
 	RDS_RDMA_ACK_IN_FLIGHT,	/* the ack slot is posted */
 	RDS_RDMA_RX_DYING,	/* shutdown: post no more receives */
-	RDS_RDMA_RDMA_STALLED,	/* xmit_rdma found no room: kick on release */
+	RDS_RDMA_RDMA_STALLED,	/* xmit_rdma found no room, or a message
+				 * waits for its RDMA: kick on release
+				 */
 	RDS_RDMA_PEER_FIRST,	/* lost a race: the peer connects next */
 };
 

@@ -84,6 +84,20 @@ static int rds_rdma_wc_status(const struct ib_wc *wc)
 	}
 }
 
+/*
+ * Did @x take its connection down? Over IB the peer's refusal says so;
+ * where each message waits for its RDMA (send_after_rdma: iWARP) @x was
+ * the only operation in flight, and the peer's TERMINATE reports no
+ * status of its own: any failure is @x's.
+ */
+static bool rds_rdma_ctx_culprit(const struct rds_rdma_ctx *x)
+{
+	if (x->x_status == RDS_RDMA_SUCCESS)
+		return false;
+	return x->x_status == RDS_RDMA_REMOTE_ERROR ||
+	       rds_rdma_flavor_of(x->x_conn)->send_after_rdma;
+}
+
 /* Give everything of @x back; the caller frees @x itself. */
 static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 {
@@ -98,6 +112,8 @@ static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 		ib_dma_unmap_page(ic->i_dev->ibdev, x->x_sge.addr,
 				  sizeof(u64), DMA_FROM_DEVICE);
 	rds_rdma_send_complete(x->x_rm, x->x_status);
+	if (rds_rdma_ctx_culprit(x))
+		rds_send_drop_rdma_of(conn, x->x_rm);
 	rds_message_put(x->x_rm);
 	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
 	spin_lock_bh(&ic->i_rdma_lock);

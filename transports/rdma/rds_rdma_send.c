@@ -320,14 +320,11 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 		flags |= IB_SEND_SIGNALED;
 	if (flags & IB_SEND_SIGNALED)
 		ic->i_send_unsignaled = 0;
-	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish. On iWARP
-	 * every one does: the peer may free its region as soon as it has the
-	 * message, and an iWARP device answers READs (ours, and the one
-	 * behind each WRITE) after it delivers what follows them.
+	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish (where
+	 * every message does, rds_rdma_rdma_pending() saw to it).
 	 */
-	if (!frag && rm->m_rdma &&
-	    (rm->m_rdma->op_fence ||
-	     !rds_rdma_flavor_of(conn)->write_completes_remotely))
+	if (!frag && rm->m_rdma && rm->m_rdma->op_fence &&
+	    !rds_rdma_flavor_of(conn)->send_after_rdma)
 		flags |= IB_SEND_FENCE;
 	s->s_wr.send_flags = flags;
 	s->s_wr.next = NULL;
@@ -345,6 +342,26 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	return ret;
 }
 
+/* Must @rm wait for its RDMA operation (send_after_rdma)? Then the
+ * release of the operation kicks the transmit loop.
+ */
+static bool rds_rdma_rdma_pending(struct rds_connection *conn,
+				  struct rds_rdma_conn *ic,
+				  const struct rds_message *rm)
+{
+	const struct rds_rdma_op *op = rm->m_rdma;
+
+	if (!op || !rds_rdma_flavor_of(conn)->send_after_rdma ||
+	    READ_ONCE(op->op_done))
+		return false;
+	set_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags);
+	/* Set the bit before looking again; the release completes the
+	 * operation before it looks at the bit.
+	 */
+	smp_mb__after_atomic();
+	return !READ_ONCE(op->op_done);
+}
+
 /**
  * rds_rdma_xmit - the transport's xmit op
  * @conn: the connection
@@ -353,8 +370,9 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
  *
  * Context: process context, the core's transmit lock held.
  * Return: 0 when every fragment is posted, -EAGAIN when the ring is full
- * (the completion that makes room kicks), -ENOMEM, or another error that
- * drops the connection.
+ * or the message waits for its RDMA (the completion that makes room, or
+ * the operation's release, kicks), -ENOMEM, or another error that drops
+ * the connection.
  */
 int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		  unsigned int *pos)
@@ -375,6 +393,8 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		 */
 		if (rds_message_silent(rm))
 			return 0;
+		if (rds_rdma_rdma_pending(conn, ic, rm))
+			return -EAGAIN;
 		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
 	}
 	while (*pos < nfrags) {

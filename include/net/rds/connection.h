@@ -254,6 +254,8 @@ static inline bool rds_conn_peer_is_lower(const struct rds_connection *conn)
 }
 
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack);
+void rds_send_drop_rdma_of(struct rds_connection *conn,
+			   struct rds_message *failed);
 void rds_send_drop_acked_fn(struct rds_connection *conn,
 			    bool (*acked)(struct rds_message *rm, u64 arg),
 			    u64 arg);
