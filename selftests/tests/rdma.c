@@ -97,13 +97,16 @@ static int refused(int status)
 
 /*
  * No message object is left. Over an adapter, messages of earlier tests
- * live until the peer acks them (a few ms): wait up to a second.
+ * live until the peer acks them (a few ms), or until the connection a
+ * refused operation took down comes back (a few reconnects, each ~0.4 s
+ * over siw on the debug kernel): wait up to a second, five over an
+ * adapter.
  */
 static int no_messages_left(void)
 {
-	int i;
+	int i, n = on_adapter() ? 500 : 100;
 
-	for (i = 0; i < 100 && rds_obj("messages") > 0; i++)
+	for (i = 0; i < n && rds_obj("messages") > 0; i++)
 		rds_sleep_ms(10);
 	return rds_obj("messages") <= 0;
 }

@@ -111,9 +111,12 @@ static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 	else
 		ib_dma_unmap_page(ic->i_dev->ibdev, x->x_sge.addr,
 				  sizeof(u64), DMA_FROM_DEVICE);
-	rds_rdma_send_complete(x->x_rm, x->x_status);
+	/* Before the sender hears of it: what it sends once it knows is
+	 * not dropped with the rest.
+	 */
 	if (rds_rdma_ctx_culprit(x))
 		rds_send_drop_rdma_of(conn, x->x_rm);
+	rds_rdma_send_complete(x->x_rm, x->x_status);
 	rds_message_put(x->x_rm);
 	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
 	spin_lock_bh(&ic->i_rdma_lock);
