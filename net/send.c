@@ -173,10 +173,14 @@ void rds_send_drop_rdma_of(struct rds_connection *conn,
 	struct rds_sock *rs;
 	LIST_HEAD(dropped);
 
-	/* Compared, never dereferenced: a socket going away meanwhile only
-	 * makes its messages orphans a moment early.
+	/* Held while compared: a socket freed meanwhile and its memory
+	 * reused by a new one would match that one's messages.
 	 */
-	rs = READ_ONCE(failed->m_rs);
+	spin_lock_bh(&failed->m_rs_lock);
+	rs = failed->m_rs;
+	if (rs)
+		sock_hold(rds_rs_to_sk(rs));
+	spin_unlock_bh(&failed->m_rs_lock);
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
 		if (!rm->m_rdma || READ_ONCE(rm->m_rs) != rs)
@@ -186,6 +190,8 @@ void rds_send_drop_rdma_of(struct rds_connection *conn,
 	}
 	spin_unlock_bh(&conn->c_lock);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
+	if (rs)
+		sock_put(rds_rs_to_sk(rs));
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_rdma_of);
 

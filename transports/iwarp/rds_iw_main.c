@@ -56,12 +56,6 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 		.rdma_check		= rds_rdma_rdma_check,
 		.mr_register		= rds_rdma_mr_register,
 		.mr_free		= rds_rdma_mr_free,
-		/* RDMA not offered yet (sendmsg with RDMA and RDS_GET_MR
-		 * answer EOPNOTSUPP): the engine's iWARP rules below work
-		 * for single sessions over siw, but a verified rds-stress
-		 * session after another one still stalls (closing note,
-		 * session 10).
-		 */
 		.inc_copy_to_user	= rds_rdma_inc_copy_to_user,
 		.inc_free		= rds_rdma_inc_free,
 		.info			= rds_iw_info,

@@ -388,13 +388,17 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 				      ic->i_frag_pages * RDS_FRAG_SIZE));
 
 	if (*pos == 0) {
+		/* Before the silent return: where messages wait for their
+		 * RDMA, a silent one does too, or the next message's
+		 * operation would be posted while its own is in flight.
+		 */
+		if (rds_rdma_rdma_pending(conn, ic, rm))
+			return -EAGAIN;
 		/* No SEND wakes the peer; the message leaves its connection
 		 * when its operation completes (rds_rdma_send_complete()).
 		 */
 		if (rds_message_silent(rm))
 			return 0;
-		if (rds_rdma_rdma_pending(conn, ic, rm))
-			return -EAGAIN;
 		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
 	}
 	while (*pos < nfrags) {
@@ -437,7 +441,10 @@ void rds_rdma_xmit_complete(struct rds_connection *conn)
 	ib_dma_sync_single_for_device(rds_rdma_ibdev(ic), s->s_sge[0].addr,
 				      sizeof(struct rds_header), DMA_TO_DEVICE);
 	s->s_wr.num_sge = 1;
-	s->s_wr.send_flags = IB_SEND_SIGNALED;
+	/* Solicited: a Linux receiver wakes for nothing else, and the ack
+	 * counts as sent (i_ack_sent), so the ack worker will not repeat it.
+	 */
+	s->s_wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	s->s_wr.next = NULL;
 	atomic_inc(&ic->i_send_used);
 	ic->i_send_head = slot + 1 == ic->i_send_ring ? 0 : slot + 1;
