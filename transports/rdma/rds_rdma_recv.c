@@ -280,8 +280,23 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_CQ_EVENT);
 	spin_lock(&ic->i_rx_lock);
-	/* Receives complete in order: this is the oldest posted slot. */
-	WARN_ON_ONCE(r != &ic->i_recvs[ic->i_recv_next]);
+	/* Receives complete in order, but a device may flush a receive
+	 * posted after its queue pair went to error at once, ahead of the
+	 * older ones (siw 6.1 flushes those only when the stream closes).
+	 * The queue pair is going away then: leave the ring as it is (its
+	 * count keeps the refill from posting a slot still posted) and let
+	 * shutdown release it. A success out of order is the device's
+	 * fault: the connection starts again.
+	 */
+	if (unlikely(r != &ic->i_recvs[ic->i_recv_next])) {
+		if (!rds_rdma_wc_failed(conn, wc, "receive from")) {
+			net_warn_ratelimited("rds: %s: receive from %pI6c completed out of order\n",
+					     conn->c_trans->name, &conn->c_faddr);
+			rds_conn_drop(conn);
+		}
+		spin_unlock(&ic->i_rx_lock);
+		return;
+	}
 	ic->i_recv_next = rds_rdma_recv_next(ic, ic->i_recv_next);
 	ic->i_recv_posted--;
 

@@ -80,6 +80,15 @@ static void rds_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	u32 idx = s - ic->i_sends, t, n = 0;
 
 	rds_rdma_stat_inc(RDS_RDMA_STAT_TX_CQ_EVENT);
+	/* A device may flush a SEND posted after its queue pair went to
+	 * error at once, ahead of older ones (siw 6.1), retiring them here;
+	 * their own flushes come later and find them retired.
+	 */
+	if ((idx + ic->i_send_ring - ic->i_send_tail) % ic->i_send_ring >=
+	    (u32)atomic_read(&ic->i_send_used)) {
+		rds_rdma_wc_failed(conn, wc, "send to");
+		return;
+	}
 	/* Completions come in posting order: this one retires every
 	 * unsignaled slot before it.
 	 */
