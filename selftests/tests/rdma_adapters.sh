@@ -69,37 +69,37 @@ if [ "${RDS_IMPL:-ours}" != ours ]; then
 	exit 0
 fi
 loaded rds_rdma || modprobe rds_rdma 2>/dev/null
-A=10.99.0.1 B=10.99.0.2
-if rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE; then
-	tap_check "IB (rxe0): the RDMA suite (rdma.c), regions on $B, operations from $A" \
-		suite "$B" "$A" RDS_RDMA_NO_MASKED_ATOMICS=1
-	tap_check "IB (rxe0): the connection is infiniband" conn "$A" "$B" infiniband
-	tap_check "IB (rxe0): rds-stress -D 65536 -M 0 -v (read and write)" \
-		stress "$A" "$B" 0
-	tap_check "IB (rxe0): rds-stress -M 1 -v --rdma-use-get-mr (reads)" \
-		stress "$A" "$B" 1 --rdma-use-get-mr
-	tap_check "IB (rxe0): rds-stress -M 2 -v --rdma-use-once --rdma-use-notify (writes)" \
-		stress "$A" "$B" 2 --rdma-use-once --rdma-use-notify
-else
+# adapter TAG TRANSPORT A B ENV: the five checks over one device, with the
+# regions on B and the operations from A; ENV tells rdma.c the device.
+adapter() {
+	local tag=$1 trans=$2 a=$3 b=$4 env=$5
+	tap_check "$tag: the RDMA suite (rdma.c), regions on $b, operations from $a" \
+		suite "$b" "$a" "$env"
+	tap_check "$tag: the connection is $trans" conn "$a" "$b" "$trans"
+	tap_check "$tag: rds-stress -D 65536 -M 0 -v (read and write)" \
+		stress "$a" "$b" 0
+	tap_check "$tag: rds-stress -M 1 -v --rdma-use-get-mr (reads)" \
+		stress "$a" "$b" 1 --rdma-use-get-mr
+	tap_check "$tag: rds-stress -M 2 -v --rdma-use-once --rdma-use-notify (writes)" \
+		stress "$a" "$b" 2 --rdma-use-once --rdma-use-notify
+}
+
+skip5() {
 	for _ in 1 2 3 4 5; do
-		tap_skip "RDMA over IB (rxe0)" "no rxe0 in this guest (vm.sh --rdma)"
+		tap_skip "$1" "$2"
 	done
+}
+
+if rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE; then
+	adapter "IB (rxe0)" infiniband 10.99.0.1 10.99.0.2 \
+		RDS_RDMA_NO_MASKED_ATOMICS=1
+else
+	skip5 "RDMA over IB (rxe0)" "no rxe0 in this guest (vm.sh --rdma)"
 fi
 if rdma link show siw0/1 2>/dev/null | grep -q ACTIVE &&
 	{ loaded rds_iwarp || modprobe rds_iwarp 2>/dev/null; }; then
-	C=10.98.0.1 D=10.98.0.2
-	tap_check "iWARP (siw0): the RDMA suite (rdma.c; atomics refused), regions on $D, operations from $C" \
-		suite "$D" "$C" RDS_RDMA_IWARP=1
-	tap_check "iWARP (siw0): the connection is iwarp" conn "$C" "$D" iwarp
-	tap_check "iWARP (siw0): rds-stress -D 65536 -M 0 -v (read and write)" \
-		stress "$C" "$D" 0
-	tap_check "iWARP (siw0): rds-stress -M 1 -v --rdma-use-get-mr (reads)" \
-		stress "$C" "$D" 1 --rdma-use-get-mr
-	tap_check "iWARP (siw0): rds-stress -M 2 -v --rdma-use-once --rdma-use-notify (writes)" \
-		stress "$C" "$D" 2 --rdma-use-once --rdma-use-notify
+	adapter "iWARP (siw0)" iwarp 10.98.0.1 10.98.0.2 RDS_RDMA_IWARP=1
 else
-	for _ in 1 2 3 4 5; do
-		tap_skip "RDMA over iWARP (siw0)" "no siw0 or no rds_iwarp"
-	done
+	skip5 "RDMA over iWARP (siw0)" "no siw0 or no rds_iwarp"
 fi
 tap_done
