@@ -6,7 +6,8 @@
 # and two guests joined by a virtual wire (scripts/vm2.sh running
 # selftests/hosts/twohost_tcp.sh on both), and InfiniBand (RoCE: rxe1 on
 # each guest's end of the wire, vm2.sh --rdma running
-# selftests/hosts/twohost_ib.sh on both). Prints TAP, then "N passed, N
+# selftests/hosts/twohost_ib.sh on both) and iWARP (siw1 there instead,
+# selftests/hosts/twohost_iw.sh, ours on both). Prints TAP, then "N passed, N
 # failed" and the wall time; exits non-zero on any failure.
 #
 #	check-wire.sh [--short] [--no-build]
@@ -26,6 +27,9 @@
 #   IB_PAIRS    the same for RDS over IB (twohost_ib); default as
 #               WIRE_PAIRS, but --short runs none unless given (make
 #               check's budget: one IB pair is ~3 min of two TCG guests)
+#   IW_PAIRS    the same for RDS over iWARP (twohost_iw: siw1 on the
+#               wire); only ours:ours exists; default that with
+#               RDS_IMPL=ours, --short included (about 1 min), else none
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -52,6 +56,9 @@ read -ra PAIRS <<< "${WIRE_PAIRS:-$pairs_default}"
 ib_default=$pairs_default
 [ "$SHORT" = 1 ] && ib_default=""
 read -ra IB_PAIRS <<< "${IB_PAIRS-$ib_default}"
+iw_default=""
+[ "$IMPL" = ours ] && iw_default=ours:ours
+read -ra IW_PAIRS <<< "${IW_PAIRS-$iw_default}"
 SECS=${RDS_WIRE_SECONDS:-$([ "$SHORT" = 1 ] && echo 1 || echo 3)}
 RESULTS=${RESULTS:-$REPO/results/check-wire}
 rm -rf "$RESULTS"
@@ -116,25 +123,30 @@ twohost_boot() {	# A:B
 	emit "# two hosts ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
-# The same over IB: vm2.sh --rdma gives each guest rxe1 on its end of the
-# wire; the capture must show RoCEv2 SENDs that begin with a valid RDS
-# header over IPv4 and IPv6 (scripts/pcap-roce.py).
-twohost_ib_boot() {	# A:B
-	local a=${1%%:*} b=${1##*:} out log rc t0
-	out=$RESULTS/twohost-ib-$a-$b
+# The same over an RDMA fabric: vm2.sh --rdma gives each guest rxe1 on its
+# end of the wire, which twohost_iw replaces with siw1. The capture must
+# show RDS headers in the fabric's SENDs over IPv4 and IPv6: RoCEv2
+# (scripts/pcap-roce.py) or MPA/DDP in TCP (scripts/pcap-iwarp.py).
+twohost_rdma_boot() {	# ib|iw A:B
+	local kind=$1 a=${2%%:*} b=${2##*:} out log rc t0 what pcap
+	case "$kind" in
+	ib) what="IB" pcap=pcap-roce.py ;;
+	iw) what="iWARP" pcap=pcap-iwarp.py ;;
+	esac
+	out=$RESULTS/twohost-$kind-$a-$b
 	log=$out.log
 	t0=$(date +%s)
 	scripts/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" \
-		--pcap "$out/wire.pcap" -- "$(guest_cmd twohost_ib)" > "$log" 2>&1
+		--pcap "$out/wire.pcap" -- "$(guest_cmd "twohost_$kind")" > "$log" 2>&1
 	rc=$?
-	merge_show "$out/a/results.tap" "two hosts over IB ($a <-> $b), a: "
-	merge_show "$out/b/results.tap" "two hosts over IB ($a <-> $b), b: "
-	result "$rc" "two-host IB boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
-	scripts/pcap-roce.py "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
-	result $? "two hosts over IB ($a <-> $b): the wire's capture has RDS headers in RoCEv2 SENDs over IPv4 and IPv6" \
+	merge_show "$out/a/results.tap" "two hosts over $what ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "two hosts over $what ($a <-> $b), b: "
+	result "$rc" "two-host $what boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	scripts/$pcap "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	result $? "two hosts over $what ($a <-> $b): the wire's capture has RDS headers in the fabric's SENDs over IPv4 and IPv6" \
 		"$out/wire.txt"
 	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"
-	emit "# two hosts over IB ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+	emit "# two hosts over $what ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
 # The two-host runner checks itself (full run only; make check's own
@@ -170,7 +182,7 @@ if [ "$SHORT" = 0 ]; then
 	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
 fi
 
-echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
+echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; iWARP pairs ${IW_PAIRS[*]:-none}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
 netns_boot
 for pair in "${PAIRS[@]}"; do
 	case "$pair" in
@@ -180,8 +192,14 @@ for pair in "${PAIRS[@]}"; do
 done
 for pair in "${IB_PAIRS[@]}"; do
 	case "$pair" in
-	ours:ours|ours:intree|intree:ours|intree:intree) twohost_ib_boot "$pair" ;;
+	ours:ours|ours:intree|intree:ours|intree:intree) twohost_rdma_boot ib "$pair" ;;
 	*) result 1 "IB pair '$pair' is A:B with A and B ours or intree" ;;
+	esac
+done
+for pair in "${IW_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours) twohost_rdma_boot iw "$pair" ;;
+	*) result 1 "iWARP pair '$pair': only ours:ours (Linux has no RDS over iWARP)" ;;
 	esac
 done
 finish

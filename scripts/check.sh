@@ -14,7 +14,8 @@
 # KVER, MODDIR, RDS_VM_KERNEL, RDS_VM_APPEND and RESULTS come from there):
 #   debug  everything above except the DKMS build (it needs the kernel
 #          installed), plus: KASAN catches a planted use-after-free, a
-#          kmemleak scan after the suite, and the fault-injection boot;
+#          kmemleak scan after the suite, two debug-kernel hosts over
+#          iWARP (twohost_iw, short), and the fault-injection boot;
 #   fault  only the fault-injection boot (scripts/fault-inject.sh).
 #
 # RDS_KERNEL=NAME (lib.sh; set by check-kernel.sh, which runs this from a
@@ -281,26 +282,47 @@ fi
 # sets the two-host TCP pairs, RDS_CHECK_WIRE_IB_PAIRS two-host IB ones
 # (default none: make check has ib_wire in its guest, and a short IB pair,
 # e.g. ours:intree, costs about 40 s more of a 15-minute budget; make
-# check-wire runs them all).
+# check-wire runs them all), RDS_CHECK_WIRE_IW_PAIRS the iWARP one
+# (default ours:ours, the only one there is: about a minute).
 wire_round() {
 	local log=$RESULTS/wire.log rc
 	RDS_IMPL=ours RESULTS=$RESULTS/wire \
 	WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:intree intree:ours} \
 	IB_PAIRS=${RDS_CHECK_WIRE_IB_PAIRS:-} \
+	IW_PAIRS=${RDS_CHECK_WIRE_IW_PAIRS-ours:ours} \
 		scripts/check-wire.sh --short --no-build > "$log" 2>&1
 	rc=$?
 	merge_tap "$RESULTS/wire/check-wire.tap" "wire: "
-	result "$rc" "RDS/TCP and RDS/IB between two hosts (check-wire --short, exit $rc)" "$log"
+	result "$rc" "RDS/TCP, RDS/IB and RDS/iWARP between two hosts (check-wire --short, exit $rc)" "$log"
 }
 if [ "$MODE" = normal ] && [ "${RDS_CHECK_WIRE:-1}" = 1 ]; then
 	wire_round
 fi
+# Two debug-kernel guests over siw1 (the short twohost_iw: RDMA both ways
+# and siw1 deleted under traffic stay in it), each scanned by kmemleak
+# after it: the paths no one-guest test reaches (a real peer's TERMINATE,
+# the device gone under a live connection), judged by KASAN and lockdep.
+twohost_iw_debug() {
+	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+		scripts/vm2.sh --rdma --timeout 1500 --out "$out" -- \
+		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh twohost_iw; rc=$?
+		scripts/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1
+		exit $rc' > "$log" 2>&1
+	rc=$?
+	for h in a b; do
+		merge_tap "$out/$h/results.tap" "two hosts over iWARP, $h: "
+		sed 's/^/# kmemleak, host '$h': /' "$out/$h/kmemleak.log" 2>/dev/null
+	done
+	result "$rc" "two debug-kernel hosts over iWARP: clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
+}
 if [ "$MODE" = debug ]; then
 	unset RDS_LOGSCAN_IGNORE
 	klrc=$(cat "$RESULTS/guest/kmemleak.rc" 2>/dev/null || echo 1)
 	cat "$RESULTS/guest/kmemleak.log" 2>/dev/null | sed 's/^/# /'
 	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
 		"$RESULTS/guest/kmemleak.log"
+	twohost_iw_debug
 	# RDS_FAULT_TESTS: the programs to drive (CI's shorter list).
 	# shellcheck disable=SC2086
 	fault_boot ${RDS_FAULT_TESTS:-}

@@ -15,63 +15,30 @@ guests that RDS went over TCP on the wire.
 import struct
 import sys
 
+from pcap_frames import frames, ip_packet
+
 RDS_TCP_PORT = 16385
 
 
 def segments(path):
     """Yield (version, src, sport, dst, dport, flags, payload_len)."""
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            raise ValueError("not a pcap file (too short)")
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xA1B2C3D4, 0xA1B23C4D):
-            end = "<"
-        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
-            end = ">"
-        else:
-            raise ValueError("not a pcap file (magic %#x)" % magic)
-        linktype = struct.unpack(end + "I", hdr[20:24])[0]
-        if linktype != 1:
-            raise ValueError("link type %d, expected Ethernet (1)" % linktype)
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            _, _, caplen, _ = struct.unpack(end + "IIII", rec)
-            frame = f.read(caplen)
-            seg = parse(frame)
-            if seg:
-                yield seg
+    for frame in frames(path):
+        seg = parse(frame)
+        if seg:
+            yield seg
 
 
 def parse(frame):
-    if len(frame) < 14:
+    pkt = ip_packet(frame)
+    if not pkt or pkt[1] != 6:
         return None
-    etype = struct.unpack("!H", frame[12:14])[0]
-    ip = frame[14:]
-    if etype == 0x0800 and len(ip) >= 20:
-        ihl = (ip[0] & 0x0F) * 4
-        total = struct.unpack("!H", ip[2:4])[0]
-        if ip[9] != 6:
-            return None
-        src, dst = ip[12:16], ip[16:20]
-        tcp, iplen, ver = ip[ihl:], total - ihl, 4
-    elif etype == 0x86DD and len(ip) >= 40:
-        # Only a TCP header right after the fixed one (Linux sends no
-        # extension headers here).
-        if ip[6] != 6:
-            return None
-        src, dst = ip[8:24], ip[24:40]
-        tcp, iplen, ver = ip[40:], struct.unpack("!H", ip[4:6])[0], 6
-    else:
-        return None
+    ver, _, src, dst, tcp, l4len = pkt
     if len(tcp) < 14:
         return None
     sport, dport = struct.unpack("!HH", tcp[:4])
     doff = (tcp[12] >> 4) * 4
     flags = tcp[13]
-    return ver, bytes(src), sport, bytes(dst), dport, flags, max(iplen - doff, 0)
+    return ver, src, sport, dst, dport, flags, max(l4len - doff, 0)
 
 
 def main():

@@ -16,62 +16,23 @@ headers: proof from outside both guests that RDS went over IB on the wire.
 import struct
 import sys
 
+from pcap_frames import RDS_HDR, frames, ip_packet, rds_header_ok
+
 ROCE_PORT = 4791
 RC_SEND_FIRST, RC_SEND_ONLY, RC_SEND_ONLY_IMM = 0x00, 0x04, 0x05
 RC_SENDS = range(0x00, 0x06)
 UD_SEND_ONLY = 0x64
-RDS_HDR = 48
-
-
-def frames(path):
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            raise ValueError("not a pcap file (too short)")
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xA1B2C3D4, 0xA1B23C4D):
-            end = "<"
-        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
-            end = ">"
-        else:
-            raise ValueError("not a pcap file (magic %#x)" % magic)
-        if struct.unpack(end + "I", hdr[20:24])[0] != 1:
-            raise ValueError("expected Ethernet frames")
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                return
-            caplen = struct.unpack(end + "IIII", rec)[2]
-            yield f.read(caplen)
 
 
 def udp_payload(frame):
     """(version, payload) of a UDP datagram to ROCE_PORT, else None."""
-    if len(frame) < 14:
+    pkt = ip_packet(frame)
+    if not pkt or pkt[1] != 17:
         return None
-    etype = struct.unpack("!H", frame[12:14])[0]
-    ip = frame[14:]
-    if etype == 0x0800 and len(ip) >= 20 and ip[9] == 17:
-        ver, udp = 4, ip[(ip[0] & 0x0F) * 4:]
-    elif etype == 0x86DD and len(ip) >= 40 and ip[6] == 17:
-        ver, udp = 6, ip[40:]
-    else:
-        return None
+    udp = pkt[4]
     if len(udp) < 8 or struct.unpack("!H", udp[2:4])[0] != ROCE_PORT:
         return None
-    return ver, udp[8:]
-
-
-def rds_header_ok(h):
-    """A 48-byte RDS header with a right (or absent) checksum."""
-    if len(h) < RDS_HDR:
-        return False
-    if struct.unpack("!H", h[30:32])[0] == 0:
-        return True
-    s = sum(struct.unpack("!24H", h[:RDS_HDR]))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s == 0xFFFF
+    return pkt[0], udp[8:]
 
 
 def main():

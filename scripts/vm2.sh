@@ -29,6 +29,10 @@
 #   --out DIR       keep everything: DIR/a and DIR/b are each guest's vm.sh
 #                   --out (rc, dmesg, results.tap...), DIR/wire the markers
 #
+# Environment: as vm.sh's (KVER, MODDIR...), and RDS_VM_KERNEL and
+# RDS_VM_APPEND, when set, boot that kernel image with that command line
+# (lib.sh's rds_debug_kernel_env sets them for the debug kernel).
+#
 # Both kernel logs come back and are scanned (by vm.sh, logscan.sh): a
 # splat on either host fails the run. Exit status: 0 only if both guests
 # finished, both commands exited 0 and both logs are clean; else host a's
@@ -97,6 +101,9 @@ vm_host() {
 		extra="$extra -object filter-dump,id=wiredump,netdev=wire,file=$PCAP,maxlen=256"
 	[ "$impl" = intree ] && opts+=(--intree)
 	[ "$RDMA" = 1 ] && opts+=(--rdma)
+	# Another kernel (the debug kernel: lib.sh's rds_debug_kernel_env).
+	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
+	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
 	RDS_QEMU_EXTRA=$extra "$REPO/scripts/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
 		--wire "$n:$SOCK:$OUTDIR/wire" --out "$OUTDIR/$name" -- "$cmd" \
 		> >(sed -u "s/^/[$name] /") 2>&1

@@ -31,6 +31,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/wire.sh
 . lib/rds_tools.sh
 . lib/wirecheck.sh
+. lib/twohost.sh
 SECS=${RDS_WIRE_SECONDS:-3}
 SHORT=${RDS_WIRE_SHORT:-0}
 WC=$PWD/wirecheck/rds-wirecheck
@@ -46,20 +47,6 @@ if ! ROLE=$(wire_role); then
 	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
 	exit 0
 fi
-
-loaded() { grep -q "^$1 " /proc/modules; }
-
-# The module set this host must run (ours is out of tree: taint O).
-impl_matches() {
-	local taint
-	taint=$(cat /sys/module/rds/taint 2>/dev/null) || { echo "rds not loaded"; return 1; }
-	echo "RDS_IMPL=${RDS_IMPL:-unset}, rds taint '$taint'"
-	case "${RDS_IMPL:-}" in
-	ours) [[ "$taint" == *O* ]] ;;
-	intree) [[ "$taint" != *O* ]] ;;
-	*) return 1 ;;
-	esac
-}
 
 has_rxe1() {
 	rdma link show rxe1/1
@@ -83,24 +70,9 @@ ib_alone() {
 # up, and rds-info -I lists it with its rings and GIDs (and, on ours, the
 # fragment size agreed with the peer).
 ib_conn() {
-	local peer=$1 info rings
-	info=$("$RDS_TOOLS/rds-info" -n 2>&1)
+	local peer=$1 rings
+	rdma_conn infiniband -I "$peer" || return 1
 	rings=$("$RDS_TOOLS/rds-info" -I 2>&1)
-	echo "$info"
-	echo "$rings"
-	if [[ "$peer" == *:* ]]; then
-		echo "$info" | awk -v p="$peer" \
-			'$2 == p && $5 == "infiniband" && $6 ~ /C/ { f = 1 } END { exit !f }'
-	else
-		echo "$info" | awk -v p="$peer" \
-			'$2 == p && $6 == "infiniband" && $7 ~ /C/ { f = 1 } END { exit !f }'
-	fi || { echo "no infiniband connection to $peer in rds-info -n"; return 1; }
-	# Rings, and the RoCE GIDs of both addresses (IPv4's v4-mapped).
-	echo "$rings" | awk -v p="$peer" '
-		$2 == p && $7 > 0 && $8 > 0 &&
-		($5 == $1 || $5 == "::ffff:" $1) && ($6 == p || $6 == "::ffff:" p) { f = 1 }
-		END { exit !f }' ||
-		{ echo "no IB connection to $peer with rings and GIDs in rds-info -I"; return 1; }
 	# Ours shows the agreed fragment size as SGEs per SEND: 8 KiB (3)
 	# between ours (host b offers 8, host a 16: the smaller), 4 KiB (2)
 	# with Linux, which offers nothing bigger.
@@ -112,72 +84,9 @@ ib_conn() {
 		{ echo "the connection to $peer does not use $sges SGEs per SEND"; return 1; }
 }
 
-# Host b: one passive rds-stress, announced once it listens (or failed).
-serve() {	# NAME PORT ADDRESS
-	local rc=1
-	rds_stress_serve "" "$RDS_TOOLS_WORK/$1.passive" "$3" "$2" && rc=0
-	wire_mark "$1"
-	[ "$rc" = 0 ] && rds_stress_served "$RDS_TOOLS_WORK/$1.passive"
-}
-
-# Host a: the active side of the session host b announced as NAME.
-client() {	# NAME PORT PEER LOCAL ARGS...
-	local name=$1 port=$2 peer=$3 local=$4
-	shift 4
-	wire_wait "$name" 180 || return 1
-	rds_stress_run "" "$RDS_TOOLS_WORK/$name" "$peer" "$local" "$port" "$@"
-}
-
-# The receiving end of a wirecheck: listen, announce NAME, check.
-wc_recv() {	# NAME PORT ADDRESS
-	local out=$RDS_TOOLS_WORK/$1.recv rc
-	"$WC" recv "$3" "$2" 2 "$MSGS" 240 > "$out" 2>&1 &
-	local pid=$!
-	# Bound before the peer sends (else its first messages find no
-	# socket and are dropped): rds-wirecheck says so.
-	wirecheck_wait_ready "$out" $pid 30
-	wire_mark "$1"
-	wait $pid
-	rc=$?
-	wire_mark "$1.done"
-	cat "$out"
-	return $rc
-}
-
-# The sending end: once the peer listens, 2 senders; they stay (so
-# nothing is dropped at close) until the peer has checked.
-wc_send() {	# NAME PORT LOCAL PEER
-	local i pids=() rc=0
-	wire_wait "$1" 180 || return 1
-	for i in 0 1; do
-		"$WC" send "$3" "$4" "$2" "$i" "$MSGS" > "$RDS_TOOLS_WORK/$1.send$i" 2>&1 &
-		pids+=($!)
-	done
-	wire_wait "$1.done" 300 || rc=1
-	kill "${pids[@]}" 2>/dev/null
-	wait 2>/dev/null
-	cat "$RDS_TOOLS_WORK/$1".send*
-	return $rc
-}
-
-ping_when_ready() {	# ADDRESS: after host b is up
-	wire_wait ready 180 && rds_ping_all "" 5 "$1"
-}
-
-# The last messages a host sends are acked only if the peer is asked to
-# or answers with traffic of its own: Linux's rds_rdma acks only when
-# asked (every 8 messages), so what our side sent last would sit on its
-# retransmit queue (and fail run.sh's live-object check) until more
-# traffic came. Our receiver acks such a tail by itself. So a host that
-# runs ours pings its peer once more on each connection when the peer
-# has nothing more to send: the pongs carry the acks.
 # Atomics from host a into memory host b registered (rds-atomic-peer).
 # Only our initiator: Linux 6.1 posts every atomic as a masked one, which
-# rxe lacks. Each host marks its module set, so the target knows.
-peer_is_ours() {
-	[ -e "$RDS_WIRE_DIR/$(wire_peer_role).impl-ours" ]
-}
-
+# rxe lacks. peer_is_ours tells the target which one it serves.
 # Linux 6.1 registers memory without remote atomic access: atomics into
 # it fail (RDS_RDMA_REMOTE_ERROR) and nothing moves (rds-atomic-peer's
 # "refused" mode); the checks after this one show the connection back.
@@ -208,11 +117,6 @@ atomic_init() {		# PORT
 	rc=$?
 	wire_mark atomics.done
 	return $rc
-}
-
-tail_ping() {
-	[ "${RDS_IMPL:-}" = ours ] || { echo "not ours: nothing to do"; return 0; }
-	rds_ping_all "" 1 "$RDS_WIRE_PEER" && rds_ping_all "" 1 "$RDS_WIRE_PEER6"
 }
 
 common() {

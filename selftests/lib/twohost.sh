@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# The steps both two-host RDMA scripts (hosts/twohost_ib.sh over rxe1,
+# hosts/twohost_iw.sh over siw1) take on their wire: host b serves, host
+# a is the client, and each side marks and waits through lib/wire.sh.
+# Sourced after lib/tap.sh, lib/wire.sh, lib/rds_tools.sh and
+# lib/wirecheck.sh; the caller sets WC (rds-wirecheck), MSGS (messages
+# per wirecheck sender) and RDS_TOOLS_WORK (a scratch directory).
+
+loaded() { grep -q "^$1 " /proc/modules; }
+
+# The module set this host must run (ours is out of tree: taint O).
+impl_matches() {
+	local taint
+	taint=$(cat /sys/module/rds/taint 2>/dev/null) || { echo "rds not loaded"; return 1; }
+	echo "RDS_IMPL=${RDS_IMPL:-unset}, rds taint '$taint'"
+	case "${RDS_IMPL:-}" in
+	ours) [[ "$taint" == *O* ]] ;;
+	intree) [[ "$taint" != *O* ]] ;;
+	*) return 1 ;;
+	esac
+}
+
+# Each host marks its module set, so the other knows what it talks to.
+peer_is_ours() {
+	[ -e "$RDS_WIRE_DIR/$(wire_peer_role).impl-ours" ]
+}
+
+# Host b: one passive rds-stress, announced once it listens (or failed).
+serve() {	# NAME PORT ADDRESS
+	local rc=1
+	rds_stress_serve "" "$RDS_TOOLS_WORK/$1.passive" "$3" "$2" && rc=0
+	wire_mark "$1"
+	[ "$rc" = 0 ] && rds_stress_served "$RDS_TOOLS_WORK/$1.passive"
+}
+
+# Host a: the active side of the session host b announced as NAME.
+client() {	# NAME PORT PEER LOCAL ARGS...
+	local name=$1 port=$2 peer=$3 local=$4
+	shift 4
+	wire_wait "$name" 180 || return 1
+	rds_stress_run "" "$RDS_TOOLS_WORK/$name" "$peer" "$local" "$port" "$@"
+}
+
+# The receiving end of a wirecheck: listen, announce NAME, check.
+wc_recv() {	# NAME PORT ADDRESS [COUNT]
+	local out=$RDS_TOOLS_WORK/$1.recv rc
+	"$WC" recv "$3" "$2" 2 "${4:-$MSGS}" 240 > "$out" 2>&1 &
+	local pid=$!
+	# Bound before the peer sends (else its first messages find no
+	# socket and are dropped): rds-wirecheck says so.
+	wirecheck_wait_ready "$out" $pid 30
+	wire_mark "$1"
+	wait $pid
+	rc=$?
+	wire_mark "$1.done"
+	cat "$out"
+	return $rc
+}
+
+# The sending end: once the peer listens, 2 senders; they stay (so
+# nothing is dropped at close) until the peer has checked. DISTURB, if
+# given, runs meanwhile and must succeed too.
+wc_send() {	# NAME PORT LOCAL PEER [COUNT [DISTURB...]]
+	local name=$1 port=$2 self=$3 peer=$4 count=${5:-$MSGS} i pids=() rc=0
+	shift $(($# < 5 ? $# : 5))
+	wire_wait "$name" 180 || return 1
+	for i in 0 1; do
+		"$WC" send "$self" "$peer" "$port" "$i" "$count" \
+			> "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
+		pids+=($!)
+	done
+	if [ $# -gt 0 ]; then
+		"$@" || { echo "disturbance '$*' failed"; rc=1; }
+	fi
+	wire_wait "$name.done" 300 || rc=1
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	cat "$RDS_TOOLS_WORK/$name".send*
+	return $rc
+}
+
+ping_when_ready() {	# ADDRESS: after host b is up
+	wire_wait ready 180 && rds_ping_all "" 5 "$1"
+}
+
+# The last messages a host sends are acked only if the peer is asked to
+# or answers with traffic of its own: Linux's rds_rdma acks only when
+# asked (every 8 messages), so what our side sent last would sit on its
+# retransmit queue (and fail run.sh's live-object check) until more
+# traffic came. Our receiver acks such a tail by itself. So a host that
+# runs ours pings its peer once more on each connection when the peer
+# has nothing more to send: the pongs carry the acks.
+tail_ping() {
+	[ "${RDS_IMPL:-}" = ours ] || { echo "not ours: nothing to do"; return 0; }
+	rds_ping_all "" 1 "$RDS_WIRE_PEER" && rds_ping_all "" 1 "$RDS_WIRE_PEER6"
+}
+
+# rdma_conn TRANSPORT OPTION PEER: rds-info -n has the connection to PEER
+# over TRANSPORT (infiniband, iwarp), up (flag C); for IB, rds-info -I
+# lists it with its rings and the RoCE GIDs of both addresses (IPv4's
+# v4-mapped); for iWARP, whose uapi table (-W) has no IPv6 twin, an IPv4
+# connection is listed there with its rings and a local GID (iWARP's come
+# from the MAC, and the passive side's RDMA CM knows no remote one).
+rdma_conn() {
+	local trans=$1 opt=$2 peer=$3 info rings
+	info=$("$RDS_TOOLS/rds-info" -n 2>&1)
+	rings=$("$RDS_TOOLS/rds-info" "$opt" 2>&1)
+	echo "$info"
+	echo "$rings"
+	if [[ "$peer" == *:* ]]; then
+		echo "$info" | awk -v p="$peer" -v t="$trans" \
+			'$2 == p && $5 == t && $6 ~ /C/ { f = 1 } END { exit !f }'
+	else
+		echo "$info" | awk -v p="$peer" -v t="$trans" \
+			'$2 == p && $6 == t && $7 ~ /C/ { f = 1 } END { exit !f }'
+	fi || { echo "no $trans connection to $peer in rds-info -n"; return 1; }
+	if [ "$trans" = iwarp ]; then
+		[[ "$peer" == *:* ]] && return 0
+		echo "$rings" | awk -v p="$peer" '
+			$2 == p && $5 != "::" && $7 > 0 && $8 > 0 { f = 1 } END { exit !f }'
+	else
+		echo "$rings" | awk -v p="$peer" '
+			$2 == p && $7 > 0 && $8 > 0 &&
+			($5 == $1 || $5 == "::ffff:" $1) &&
+			($6 == p || $6 == "::ffff:" p) { f = 1 }
+			END { exit !f }'
+	fi || { echo "no $trans connection to $peer with its rings in rds-info $opt"; return 1; }
+}
