@@ -3,11 +3,15 @@
  * The send queue: messages toward a peer whose connection never comes up
  * stay queued on the socket and count against its send buffer.
  *
- * Runs in its own network namespace with 10.55.0.1/32 on lo and the TCP
- * transport: 10.55.0.2 has no route, so its connection never comes up
+ * Each test runs in its own network namespace whose only link is a veth
+ * pair: 10.55.0.1/24 on one end, the other end without an address, and
+ * 10.55.0.2 a permanent neighbour at a MAC nobody has.  The peer is
+ * routed but every frame to it is dropped, so the RDS/TCP connection to
+ * it stays connecting (SYNs nobody answers, no ICMP to cut them short)
  * and sends pile up deterministically.  This exercises core behaviour
  * (send buffer accounting, EAGAIN, POLLOUT, RDS_CANCEL_SENT_TO,
- * RDS_INFO_SEND_MESSAGES, drop on close) with upstream semantics.
+ * RDS_INFO_SEND_MESSAGES, drop on close) with upstream semantics.  A
+ * peer with no route at all: last test.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -21,6 +25,21 @@
 #define SNDBUF	16384		/* SO_SNDBUF: RDS allows this many bytes */
 #define PEER	"10.55.0.2"
 #define PPORT	4000
+
+/* A fresh namespace where 10.55.0.2 is routed and never answers. */
+static void dead_peer_netns(void)
+{
+	int rc;
+
+	rds_new_netns(NULL);
+	rc = system("ip link add rdsq0 type veth peer name rdsq1 && "
+		    "ip addr add 10.55.0.1/24 dev rdsq0 && "
+		    "ip neigh replace " PEER " lladdr 02:00:00:00:55:02 "
+		    "dev rdsq0 nud permanent && "
+		    "ip link set rdsq1 up && ip link set rdsq0 up");
+	if (rc)
+		RDS_FAIL("setting up the veth pair with ip(8): status %d", rc);
+}
 
 /* A TCP-transport socket on 10.55.0.1 with a SNDBUF-byte send buffer. */
 static int stuck_sender(struct rds_addr *me)
@@ -48,11 +67,6 @@ static int fill(int fd, const struct rds_addr *to, size_t len)
 
 		if (w < 0 && errno == EAGAIN)
 			return n;
-		/* Ours carries TCP to other hosts only once its TCP engine
-		 * lands; until then such sends fail and these tests wait.
-		 */
-		if (w < 0 && errno == ENETUNREACH && n == 0 && !rds_is_intree())
-			rds_test_skip("needs the TCP engine for remote peers, not in this build yet");
 		if (w != (ssize_t)len)
 			RDS_FAIL("send %d: %zd (%s)", n, w, strerror(errno));
 		if (++n > 100)
@@ -102,7 +116,7 @@ RDS_TEST(sndbuf_fills_then_eagain)
 	uint64_t full0;
 	int fd;
 
-	rds_new_netns("10.55.0.1");
+	dead_peer_netns();
 	fd = stuck_sender(&me);
 	RDS_EXPECT(pollout(fd));
 	full0 = rds_counter("send_queue_full");
@@ -123,7 +137,7 @@ RDS_TEST(sndbuf_overshoot_is_one_message)
 	struct rds_addr me, to = rds_addr4(PEER, PPORT);
 	int fd;
 
-	rds_new_netns("10.55.0.1");
+	dead_peer_netns();
 	fd = stuck_sender(&me);
 	/* 0, 5000, 10000, 15000 < 16384: four, 20000 bytes queued. */
 	RDS_EXPECT(fill(fd, &to, 5000) == 4);
@@ -142,7 +156,7 @@ RDS_TEST(connection_listed_as_connecting)
 	struct rds_info_connection *c;
 	int fd, nr, each, i, found = 0;
 
-	rds_new_netns("10.55.0.1");
+	dead_peer_netns();
 	fd = stuck_sender(&me);
 	fill(fd, &to, MSZ);
 	c = rds_info(fd, RDS_INFO_CONNECTIONS, &nr, &each);
@@ -166,13 +180,10 @@ RDS_TEST(cancel_sent_to_frees_the_buffer)
 	struct rds_addr wrong_port = rds_addr4(PEER, PPORT + 2);
 	int fd;
 
-	rds_new_netns("10.55.0.1");
+	dead_peer_netns();
 	fd = stuck_sender(&me);
-	if (sendto(fd, "o", 1, MSG_DONTWAIT, &other.sa, other.len) != 1) {
-		if (errno == ENETUNREACH && !rds_is_intree())
-			rds_test_skip("needs the TCP engine for remote peers, not in this build yet");
+	if (sendto(fd, "o", 1, MSG_DONTWAIT, &other.sa, other.len) != 1)
 		RDS_FAIL("send to the other port: %s", strerror(errno));
-	}
 	RDS_EXPECT(fill(fd, &to, MSZ) == 4);
 	/* Another port of the same peer: nothing cancelled. */
 	RDS_EXPECT_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO,
@@ -195,7 +206,7 @@ RDS_TEST(close_drops_queued_messages)
 	struct rds_addr me, to = rds_addr4(PEER, PPORT);
 	int fd, probe;
 
-	rds_new_netns("10.55.0.1");
+	dead_peer_netns();
 	probe = rds_socket();
 	fd = stuck_sender(&me);
 	fill(fd, &to, MSZ);
@@ -203,6 +214,49 @@ RDS_TEST(close_drops_queued_messages)
 	close(fd);
 	RDS_EXPECT(queued(probe, &me, PPORT, MSZ) == 0);
 	close(probe);
+}
+
+/* Connections from 10.55.0.1 to the peer in RDS_INFO_CONNECTIONS. */
+static int conns_to_peer(int fd)
+{
+	struct rds_info_connection *c;
+	int nr, each, i, n = 0;
+
+	c = rds_info(fd, RDS_INFO_CONNECTIONS, &nr, &each);
+	for (i = 0; i < nr; i++)
+		n += c[i].laddr == inet_addr("10.55.0.1") &&
+		     c[i].faddr == inet_addr(PEER);
+	free(c);
+	return n;
+}
+
+/*
+ * A peer with no route at all (10.55.0.1/32 on lo is the namespace's only
+ * address).  Linux queues the message on a connection whose connect()
+ * keeps failing; ours refuses it at once with ENETUNREACH and allocates
+ * no connection (Documentation/rds.rst, "Unreachable peers fail at once").
+ */
+RDS_TEST(no_route_to_peer)
+{
+	struct rds_addr me, to = rds_addr4(PEER, PPORT);
+	static char buf[MSZ];
+	int fd;
+
+	rds_new_netns("10.55.0.1");
+	fd = stuck_sender(&me);
+	if (rds_is_intree()) {
+		RDS_EXPECT(sendto(fd, buf, MSZ, MSG_DONTWAIT, &to.sa, to.len) ==
+			   MSZ);
+		RDS_EXPECT(queued(fd, &me, PPORT, MSZ) == 1);
+		RDS_EXPECT(conns_to_peer(fd) == 1);
+	} else {
+		RDS_EXPECT_ERRNO(sendto(fd, buf, MSZ, MSG_DONTWAIT, &to.sa,
+					to.len), ENETUNREACH);
+		RDS_EXPECT(queued(fd, &me, PPORT, 0) == 0);
+		RDS_EXPECT(conns_to_peer(fd) == 0);
+		RDS_EXPECT(pollout(fd));
+	}
+	close(fd);
 }
 
 RDS_TEST_MAIN()
