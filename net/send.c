@@ -84,6 +84,7 @@ static void rds_send_retire(struct list_head *list, int status)
  *
  * For transports whose acks come from below (TCP), keyed by what the
  * transport stored in rm->m_ack_seq before setting RDS_MSG_HAS_ACK_SEQ.
+ * The retransmit list first, then the requeued head of the send queue.
  *
  * Context: any.
  */
@@ -99,12 +100,27 @@ void rds_send_drop_acked_fn(struct rds_connection *conn,
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
 		if (!acked(rm, arg))
+			goto out;
+		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+			list_move_tail(&rm->m_conn_item, &list);
+			n++;
+		}
+	}
+	/* Then what a reconnect put back at the head of the send queue: an
+	 * ack from the new connection (a reconnect's private data) may
+	 * cover it. Sent again, the peer would drop it as old and repeat
+	 * that ack, which a transport may take for one already applied.
+	 */
+	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
+		if (!test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags) ||
+		    !acked(rm, arg))
 			break;
 		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
 			list_move_tail(&rm->m_conn_item, &list);
 			n++;
 		}
 	}
+out:
 	spin_unlock_bh(&conn->c_lock);
 	if (!n)
 		return;

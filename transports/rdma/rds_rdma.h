@@ -290,8 +290,8 @@ enum {
  * @i_ack_cqe: completion of the explicit ack
  * @i_ack_sge: the ack's header
  * @i_ack_wr: the ack's work request
- * @i_peer_acked: the last ack the peer sent (U64_MAX: none since a
- *	retransmission, see rds_rdma_xmit())
+ * @i_peer_acked: the last ack the peer sent (a repeat is skipped: the
+ *	core retires what an ack covers on both of its lists at once)
  * @i_ack_sent: the ack we last sent, explicit or piggybacked
  * @i_ack_w: sends an ack for what arrived without asking for one
  * @i_rdma_wr_avail: work requests RDMA operations may still post

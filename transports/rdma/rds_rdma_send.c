@@ -408,15 +408,6 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		 */
 		if (rds_message_silent(rm))
 			return 0;
-		/* A retransmitted message may be one the peer acked before
-		 * the reconnect (the ack in its private data came while the
-		 * message waited on the send queue, where acks do not look).
-		 * The peer acks it again with the same value: that one must
-		 * not be skipped as already seen, or the message is never
-		 * retired on a connection that goes quiet.
-		 */
-		if (rm->m_hdr.h_flags & RDS_FLAG_RETRANSMITTED)
-			WRITE_ONCE(ic->i_peer_acked, U64_MAX);
 		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
 	}
 	while (*pos < nfrags) {
