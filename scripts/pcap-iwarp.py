@@ -21,7 +21,7 @@ over iWARP on the wire.
 import struct
 import sys
 
-from pcap_frames import RDS_HDR, frames, ip_packet, rds_header_ok
+from pcap_frames import RDS_HDR, frames, ip_packet, parse_args, rds_header_ok, verdict
 
 MPA_REQ, MPA_REP = b"MPA ID Req Frame", b"MPA ID Rep Frame"
 DDP_UNTAGGED_HDR, DDP_TAGGED_HDR = 18, 14
@@ -40,18 +40,10 @@ def tcp_payload(frame):
 
 
 def main():
-    args = sys.argv[1:]
-    require = []
-    if "--require" in args:
-        i = args.index("--require")
-        require = args[i + 1].split(",")
-        del args[i:i + 2]
-    if len(args) != 1:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
+    path, require = parse_args(__doc__)
     st = {v: {"mpa_req": 0, "mpa_rep": 0, "send": 0, "tagged": 0, "rds": 0}
           for v in (4, 6)}
-    for frame in frames(args[0]):
+    for frame in frames(path):
         got = tcp_payload(frame)
         if not got or len(got[1]) < 2 + DDP_TAGGED_HDR:
             continue
@@ -84,16 +76,8 @@ def main():
               "%d tagged (RDMA WRITE, READ response), "
               "%d SENDs starting with a valid RDS header" %
               (v, s["mpa_req"], s["mpa_rep"], s["send"], s["tagged"], s["rds"]))
-    rc = 0
-    for want in require:
-        v = {"v4": 4, "v6": 6}.get(want)
-        if v is None:
-            print("--require takes v4 and/or v6, not %s" % want, file=sys.stderr)
-            return 2
-        if not (st[v]["rds"] and st[v]["mpa_req"] and st[v]["mpa_rep"]):
-            print("no RDS over iWARP on IPv%d" % v)
-            rc = 1
-    return rc
+    return verdict(require, {v: st[v]["rds"] and st[v]["mpa_req"] and st[v]["mpa_rep"]
+                             for v in (4, 6)}, "RDS over iWARP")
 
 
 if __name__ == "__main__":

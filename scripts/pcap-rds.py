@@ -15,7 +15,7 @@ guests that RDS went over TCP on the wire.
 import struct
 import sys
 
-from pcap_frames import frames, ip_packet
+from pcap_frames import frames, ip_packet, parse_args, verdict
 
 RDS_TCP_PORT = 16385
 
@@ -42,13 +42,7 @@ def parse(frame):
 
 
 def main():
-    args = sys.argv[1:]
-    if not args:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    path, require = args[0], []
-    if len(args) == 3 and args[1] == "--require":
-        require = [v for v in args[2].split(",") if v]
+    path, require = parse_args(__doc__)
     stats = {4: [0, 0, set(), 0], 6: [0, 0, set(), 0]}
     try:
         for ver, src, sport, dst, dport, flags, plen in segments(path):
@@ -63,15 +57,11 @@ def main():
     except (OSError, ValueError) as e:
         print("pcap-rds: %s: %s" % (path, e))
         return 1
-    rc = 0
     for ver in (4, 6):
         segs, payload, conns, syns = stats[ver]
         print("IPv%d tcp/%d: %d segments, %d payload bytes, %d connections (%d opened)"
               % (ver, RDS_TCP_PORT, segs, payload, len(conns), syns))
-        if "v%d" % ver in require and payload == 0:
-            print("pcap-rds: no RDS/TCP payload over IPv%d on the wire" % ver)
-            rc = 1
-    return rc
+    return verdict(require, {v: stats[v][1] > 0 for v in (4, 6)}, "RDS/TCP payload")
 
 
 if __name__ == "__main__":

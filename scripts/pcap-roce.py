@@ -16,7 +16,7 @@ headers: proof from outside both guests that RDS went over IB on the wire.
 import struct
 import sys
 
-from pcap_frames import RDS_HDR, frames, ip_packet, rds_header_ok
+from pcap_frames import RDS_HDR, frames, ip_packet, parse_args, rds_header_ok, verdict
 
 ROCE_PORT = 4791
 RC_SEND_FIRST, RC_SEND_ONLY, RC_SEND_ONLY_IMM = 0x00, 0x04, 0x05
@@ -36,17 +36,9 @@ def udp_payload(frame):
 
 
 def main():
-    args = sys.argv[1:]
-    require = []
-    if "--require" in args:
-        i = args.index("--require")
-        require = args[i + 1].split(",")
-        del args[i:i + 2]
-    if len(args) != 1:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
+    path, require = parse_args(__doc__)
     st = {v: {"roce": 0, "cm": 0, "rc_send": 0, "rds": 0} for v in (4, 6)}
-    for frame in frames(args[0]):
+    for frame in frames(path):
         got = udp_payload(frame)
         if not got:
             continue
@@ -69,16 +61,7 @@ def main():
         print("IPv%d: %d RoCEv2 packets, %d RDMA CM, %d RC SENDs, "
               "%d starting with a valid RDS header" %
               (v, s["roce"], s["cm"], s["rc_send"], s["rds"]))
-    rc = 0
-    for want in require:
-        v = {"v4": 4, "v6": 6}.get(want)
-        if v is None:
-            print("--require takes v4 and/or v6, not %s" % want, file=sys.stderr)
-            return 2
-        if not st[v]["rds"]:
-            print("no RDS over RoCE on IPv%d" % v)
-            rc = 1
-    return rc
+    return verdict(require, {v: st[v]["rds"] for v in (4, 6)}, "RDS over RoCE")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 share: the classic pcap file QEMU's filter-dump writes, Ethernet frames
 cut to a few hundred bytes, and RDS's 48-byte header."""
 import struct
+import sys
 
 RDS_HDR = 48
 
@@ -60,3 +61,35 @@ def rds_header_ok(h):
     while s >> 16:
         s = (s & 0xFFFF) + (s >> 16)
     return s == 0xFFFF
+
+
+def parse_args(doc):
+    """(FILE, versions to require: a subset of {4, 6}) from the command
+    line "FILE [--require v4,v6]"; prints DOC and exits 2 if it is not."""
+    args = sys.argv[1:]
+    require = set()
+    if "--require" in args:
+        i = args.index("--require")
+        wants = args[i + 1].split(",") if i + 1 < len(args) else ["nothing"]
+        for want in wants:
+            v = {"v4": 4, "v6": 6}.get(want)
+            if v is None:
+                print("--require takes v4 and/or v6, not %s" % want, file=sys.stderr)
+                sys.exit(2)
+            require.add(v)
+        del args[i:i + 2]
+    if len(args) != 1:
+        print(doc.strip(), file=sys.stderr)
+        sys.exit(2)
+    return args[0], require
+
+
+def verdict(require, carried, what):
+    """1 (printing why) if a required IP version did not carry WHAT
+    (carried[version] false), else 0."""
+    rc = 0
+    for v in sorted(require):
+        if not carried[v]:
+            print("no %s on IPv%d" % (what, v))
+            rc = 1
+    return rc
