@@ -38,15 +38,8 @@ WC=$PWD/wirecheck/rds-wirecheck
 AP=$PWD/atomicpeer/rds-atomic-peer
 MSGS=24
 [ "$SHORT" = 1 ] && MSGS=12
-RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost-ib.XXXXXX)
-RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
-trap 'pkill -f "rds-wirecheck send" 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
 PORT=4900
-
-if ! ROLE=$(wire_role); then
-	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
-	exit 0
-fi
+twohost_begin twohost-ib
 
 has_rxe1() {
 	rdma link show rxe1/1
@@ -63,7 +56,7 @@ ib_alone() {
 	lsmod | grep '^rds'
 	dmesg | grep -E 'rds.*(listen|16385|18634)' | tail -n 3
 	# The taint check again: modprobe found the same set.
-	impl_matches
+	rds_impl_matches rds_rdma
 }
 
 # ib_conn PEER: rds-info -n has the connection to PEER over infiniband,
@@ -122,7 +115,7 @@ atomic_init() {		# PORT
 common() {
 	wire_mark "impl-${RDS_IMPL:-unset}"
 	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6 over rxe1; sessions of $SECS s, $MSGS messages per wirecheck sender"
-	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" impl_matches
+	tap_check "host $ROLE: loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches rds_rdma
 	tap_check "host $ROLE: rxe1 is ACTIVE on wire0" has_rxe1
 	tap_check "host $ROLE: rds_tcp unloaded, rds_rdma loaded alone (IPv6 listener)" ib_alone
 	# Two different offers, so the agreement is really the smaller one

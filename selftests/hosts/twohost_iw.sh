@@ -37,15 +37,8 @@ MSGS=24
 # Four cycles of sizes even in the short variant: traffic must span the
 # relink (which checks it did).
 RELINK_MSGS=48
-RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost-iw.XXXXXX)
-RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
-trap 'pkill -f "rds-wirecheck send" 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
 PORT=5900
-
-if ! ROLE=$(wire_role); then
-	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
-	exit 0
-fi
+twohost_begin twohost-iw
 
 siw1_active() {
 	local i
@@ -71,7 +64,7 @@ iw_modules() {
 	if loaded rds_tcp; then rmmod rds_tcp || return 1; fi
 	modprobe rds_iwarp || return 1
 	lsmod | grep '^rds'
-	loaded rds_iwarp && loaded rds_rdma && ! loaded rds_tcp && impl_matches
+	loaded rds_iwarp && loaded rds_rdma && ! loaded rds_tcp && rds_impl_matches rds_rdma
 }
 
 # The connection to PEER is iWARP: rds-info -n, and for IPv4 -W with its
@@ -103,7 +96,7 @@ relink() {
 common() {
 	wire_mark "impl-${RDS_IMPL:-unset}"
 	echo "# host $ROLE: $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6 over siw1; sessions of $SECS s, $MSGS messages per wirecheck sender"
-	tap_check "host $ROLE: our modules (Linux has no RDS over iWARP)" impl_matches
+	tap_check "host $ROLE: our modules (Linux has no RDS over iWARP)" rds_impl_matches rds_rdma
 	tap_check "host $ROLE: siw1 replaces rxe1 on wire0, ACTIVE" siw_on_wire
 	tap_check "host $ROLE: rds_iwarp loaded, rds_tcp not (its port is a TCP port of iWARP's)" \
 		iw_modules

@@ -25,19 +25,18 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/wire.sh
 . lib/rds_tools.sh
+. lib/wirecheck.sh
+. lib/twohost.sh
 SECS=${RDS_WIRE_SECONDS:-3}
 SHORT=${RDS_WIRE_SHORT:-0}
-RDS_TOOLS_WORK=$(mktemp -d /tmp/rds-twohost.XXXXXX)
-RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
-trap 'rm -rf "$RDS_TOOLS_WORK"' EXIT
 PORT=4800
 WC=$PWD/wirecheck/rds-wirecheck
 WCPORT=5600
-
-if ! ROLE=$(wire_role); then
-	echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
-	exit 0
-fi
+# 8 sockets (8 bound ports: spread over the lanes), 9 messages each, 0 B
+# to 64 KiB.
+WC_SENDERS=8
+MSGS=9
+twohost_begin twohost
 
 has_addresses() {
 	ip -br addr show wire0
@@ -48,60 +47,6 @@ has_addresses() {
 listens() {
 	ss -Hltn "sport = :$RDS_TCP_PORT"
 	[ -n "$(ss -Hltn "sport = :$RDS_TCP_PORT")" ]
-}
-
-# Host b: one passive rds-stress, announced to host a once it listens. The
-# marker goes out even if the server could not start, so that host a
-# fails at once on its side too instead of waiting for it.
-serve() {	# NAME PORT ADDRESS
-	local rc=1
-	rds_stress_serve "" "$RDS_TOOLS_WORK/$1.passive" "$3" "$2" && rc=0
-	wire_mark "$1"
-	[ "$rc" = 0 ] && rds_stress_served "$RDS_TOOLS_WORK/$1.passive"
-}
-
-# Host a: the active side of the session host b announced as NAME.
-client() {	# NAME PORT PEER LOCAL ARGS...
-	local name=$1 port=$2 peer=$3 local=$4
-	shift 4
-	wire_wait "$name" 180 || return 1
-	rds_stress_run "" "$RDS_TOOLS_WORK/$name" "$peer" "$local" "$port" "$@"
-}
-
-ping_when_ready() {	# ADDRESS: after host b is up
-	wire_wait ready 180 && rds_ping_all "" 5 "$1"
-}
-
-# Host b: host a's 8 sockets (8 bound ports: spread over the lanes) send 9
-# messages each, 0 B to 64 KiB, SHA-256 checked: exactly once, in order.
-wc_serve() {
-	local p rc
-	"$WC" recv "$RDS_WIRE_SELF" $WCPORT 8 9 120 > "$RDS_TOOLS_WORK/wc" 2>&1 &
-	p=$!
-	sleep 0.5
-	wire_mark wc
-	wait $p
-	rc=$?
-	wire_mark wcdone
-	cat "$RDS_TOOLS_WORK/wc"
-	return $rc
-}
-
-# Host a: the senders, until host b's receiver is through.
-wc_send() {
-	local i rc pids=()
-	wire_wait wc 180 || return 1
-	for ((i = 0; i < 8; i++)); do
-		"$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" $WCPORT $i 9 \
-			> "$RDS_TOOLS_WORK/wc$i" 2>&1 &
-		pids+=($!)
-	done
-	wire_wait wcdone 180
-	rc=$?
-	kill "${pids[@]}" 2>/dev/null
-	wait "${pids[@]}" 2>/dev/null
-	cat "$RDS_TOOLS_WORK"/wc[0-7]
-	return $rc
 }
 
 # Ours offers a Linux peer more than one lane only when told to.
@@ -144,7 +89,7 @@ b)
 	tap_check "host b: served rds-stress over IPv6: verified" \
 		serve stress6 $((PORT + 10)) "$RDS_WIRE_SELF6"
 	tap_check "host b: rds-wirecheck from 8 sockets of host a: exactly once, in order, SHA-256 intact" \
-		wc_serve
+		wc_recv wc $WCPORT "$RDS_WIRE_SELF"
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host b: served rds-stress with 64 KiB requests: verified" \
 			serve big $((PORT + 20)) "$RDS_WIRE_SELF"
@@ -169,7 +114,7 @@ a)
 		client stress4 "$PORT" "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${stress_args[@]}"
 	tap_check "host a: rds-stress to host b over IPv6: verified, messages both ways" \
 		client stress6 $((PORT + 10)) "$RDS_WIRE_PEER6" "$RDS_WIRE_SELF6" "${stress_args[@]}"
-	tap_check "host a: rds-wirecheck senders on 8 sockets ran until host b had all" wc_send
+	tap_check "host a: rds-wirecheck senders on 8 sockets ran until host b had all" wc_send wc $WCPORT "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host a: rds-stress to host b, 64 KiB requests: verified" \
 			client big $((PORT + 20)) "$RDS_WIRE_PEER" "$RDS_WIRE_SELF" "${big_args[@]}"

@@ -15,18 +15,32 @@ RDS_TCP_PORT=16385
 # and in order regardless. reorder needs a delay to act on.
 RDS_NETEM_LOSSY=(loss 5% duplicate 1% delay 2ms reorder 25% 50% corrupt 0.1%)
 
-# rds_impl_matches: the loaded rds.ko is the set RDS_IMPL names (ours is
-# out of tree, so the kernel taints it with O; Linux's is not).
+# rds_impl_matches [MODULE...]: the loaded rds.ko is the set RDS_IMPL names
+# (ours is out of tree, so the kernel taints it with O; Linux's is not),
+# and each MODULE (default: rds_tcp) is loaded.
 rds_impl_matches() {
-	local taint
+	local taint m
 	taint=$(cat /sys/module/rds/taint 2>/dev/null) || { echo "rds not loaded"; return 1; }
 	echo "RDS_IMPL=${RDS_IMPL:-unset}, rds taint '$taint'"
-	[ -d /sys/module/rds_tcp ] || { echo "rds_tcp not loaded"; return 1; }
+	for m in "${@:-rds_tcp}"; do
+		[ -d "/sys/module/$m" ] || { echo "$m not loaded"; return 1; }
+	done
 	case "${RDS_IMPL:-}" in
 	ours) [[ "$taint" == *O* ]] ;;
 	intree) [[ "$taint" != *O* ]] ;;
 	*) return 1 ;;
 	esac
+}
+
+# rds_info_has_conn INFO LOCAL PEER TRANSPORT [FLAGS]: rds-info -n's output
+# INFO has the connection LOCAL ("" for any) -> PEER over TRANSPORT, its
+# flags matching the regex FLAGS (e.g. C: up). IPv6 rows have no Tos.
+rds_info_has_conn() {
+	local o=0
+	[[ "$3" == *:* ]] && o=1
+	echo "$1" | awk -v l="$2" -v p="$3" -v t="$4" -v fl="${5:-}" -v o=$o '
+		(l == "" || $1 == l) && $2 == p && $(6 - o) == t && $(7 - o) ~ fl { f = 1 }
+		END { exit !f }'
 }
 
 # rds_ping_all PREFIX N ADDRESS [ARGS...]: N pings, N replies, each with
@@ -125,13 +139,8 @@ rds_tcp_conn() {
 	echo "$info"
 	echo "TCP sockets on port $RDS_TCP_PORT:"
 	echo "$tcp"
-	if [[ "$l" == *:* ]]; then
-		echo "$info" | awk -v l="$l" -v p="$p" \
-			'$1 == l && $2 == p && $5 == "tcp" { f = 1 } END { exit !f }'
-	else
-		echo "$info" | awk -v l="$l" -v p="$p" \
-			'$1 == l && $2 == p && $6 == "tcp" { f = 1 } END { exit !f }'
-	fi || { echo "no tcp connection $l -> $p in rds-info -n"; return 1; }
+	rds_info_has_conn "$info" "$l" "$p" tcp ||
+		{ echo "no tcp connection $l -> $p in rds-info -n"; return 1; }
 	echo "$tcp" | grep -qF "$p" || { echo "no established TCP socket to $p"; return 1; }
 }
 

@@ -4,21 +4,22 @@
 # hosts/twohost_iw.sh over siw1) take on their wire: host b serves, host
 # a is the client, and each side marks and waits through lib/wire.sh.
 # Sourced after lib/tap.sh, lib/wire.sh, lib/rds_tools.sh and
-# lib/wirecheck.sh; the caller sets WC (rds-wirecheck), MSGS (messages
-# per wirecheck sender) and RDS_TOOLS_WORK (a scratch directory).
+# lib/wirecheck.sh; the caller sets WC (rds-wirecheck) and MSGS (messages
+# per wirecheck sender), WC_SENDERS if not 2, and calls twohost_begin.
 
 loaded() { grep -q "^$1 " /proc/modules; }
 
-# The module set this host must run (ours is out of tree: taint O).
-impl_matches() {
-	local taint
-	taint=$(cat /sys/module/rds/taint 2>/dev/null) || { echo "rds not loaded"; return 1; }
-	echo "RDS_IMPL=${RDS_IMPL:-unset}, rds taint '$taint'"
-	case "${RDS_IMPL:-}" in
-	ours) [[ "$taint" == *O* ]] ;;
-	intree) [[ "$taint" != *O* ]] ;;
-	*) return 1 ;;
-	esac
+# twohost_begin NAME: the scratch directory (RDS_TOOLS_WORK, removed at
+# exit with any wirecheck sender left), the rds-stress summary, and this
+# host's role in ROLE; outside a two-host guest, skip the whole script.
+twohost_begin() {
+	RDS_TOOLS_WORK=$(mktemp -d "/tmp/rds-$1.XXXXXX")
+	RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
+	trap 'pkill -f "rds-wirecheck send" 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+	if ! ROLE=$(wire_role); then
+		echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
+		exit 0
+	fi
 }
 
 # Each host marks its module set, so the other knows what it talks to.
@@ -45,7 +46,7 @@ client() {	# NAME PORT PEER LOCAL ARGS...
 # The receiving end of a wirecheck: listen, announce NAME, check.
 wc_recv() {	# NAME PORT ADDRESS [COUNT]
 	local out=$RDS_TOOLS_WORK/$1.recv rc
-	"$WC" recv "$3" "$2" 2 "${4:-$MSGS}" 240 > "$out" 2>&1 &
+	"$WC" recv "$3" "$2" "${WC_SENDERS:-2}" "${4:-$MSGS}" 240 > "$out" 2>&1 &
 	local pid=$!
 	# Bound before the peer sends (else its first messages find no
 	# socket and are dropped): rds-wirecheck says so.
@@ -58,14 +59,14 @@ wc_recv() {	# NAME PORT ADDRESS [COUNT]
 	return $rc
 }
 
-# The sending end: once the peer listens, 2 senders; they stay (so
+# The sending end: once the peer listens, WC_SENDERS (2) sockets; they stay (so
 # nothing is dropped at close) until the peer has checked. DISTURB, if
 # given, runs meanwhile and must succeed too.
 wc_send() {	# NAME PORT LOCAL PEER [COUNT [DISTURB...]]
 	local name=$1 port=$2 self=$3 peer=$4 count=${5:-$MSGS} i pids=() rc=0
 	shift $(($# < 5 ? $# : 5))
 	wire_wait "$name" 180 || return 1
-	for i in 0 1; do
+	for ((i = 0; i < ${WC_SENDERS:-2}; i++)); do
 		"$WC" send "$self" "$peer" "$port" "$i" "$count" \
 			> "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
 		pids+=($!)
@@ -108,13 +109,8 @@ rdma_conn() {
 	rings=$("$RDS_TOOLS/rds-info" "$opt" 2>&1)
 	echo "$info"
 	echo "$rings"
-	if [[ "$peer" == *:* ]]; then
-		echo "$info" | awk -v p="$peer" -v t="$trans" \
-			'$2 == p && $5 == t && $6 ~ /C/ { f = 1 } END { exit !f }'
-	else
-		echo "$info" | awk -v p="$peer" -v t="$trans" \
-			'$2 == p && $6 == t && $7 ~ /C/ { f = 1 } END { exit !f }'
-	fi || { echo "no $trans connection to $peer in rds-info -n"; return 1; }
+	rds_info_has_conn "$info" "" "$peer" "$trans" C ||
+		{ echo "no $trans connection to $peer in rds-info -n"; return 1; }
 	if [ "$trans" = iwarp ]; then
 		[[ "$peer" == *:* ]] && return 0
 		echo "$rings" | awk -v p="$peer" '
