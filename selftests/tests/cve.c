@@ -1001,10 +1001,12 @@ static void ns_pair_works(void)
  * object and connection is gone, and a new pair carries data.  The
  * kernel log is the rest of the check.  Linux 6.1.192's RDS passes
  * except that its namespaces never die (ns_conns_teardown_done()).
- * Passes on main at 466feaa on the Debian kernel; FAILS on the debug
- * kernel (scripts/debug-kernel.sh): some of our RDS/TCP sockets, closed
- * with a FIN while their namespace lived, stay orphaned in LAST_ACK
- * after it is gone (2 to 20 TCP sockets left per run).
+ * It found that our RDS/TCP sockets, closed with a FIN while their
+ * namespace lived, stayed orphaned in LAST_ACK after it was gone (the
+ * peer's namespace had died first), so the namespace's TCP sockets
+ * and RDS connections were still there 30 s later; rds_tcp now closes
+ * its sockets with a reset (Documentation/transports.rst). Passes on
+ * the Debian and the debug kernel.
  */
 struct tcp_peers {
 	atomic_long sent[2], got[2], bad[2];
@@ -1178,15 +1180,6 @@ CVE_TEST(cve_2019_11815_tcp, "CVE-2019-11815 netns teardown under RDS/TCP connec
 	int i;
 
 	need_rds_tcp();
-	/* Open bugs this test found: on the debug kernel, sockets rds_tcp
-	 * closed with a FIN stay in LAST_ACK after their namespace is gone;
-	 * in make check's boot, RDS connections of deleted namespaces were
-	 * still counted 10 s after their TCP sockets were freed (40 against
-	 * 27). Run on request until they are fixed.
-	 */
-	if (!getenv("RDS_KNOWN_BUGS"))
-		rds_test_skip("open bugs it found in rds_tcp's namespace teardown "
-			      "(RDS_KNOWN_BUGS=1 runs it)");
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)

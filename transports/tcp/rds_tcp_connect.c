@@ -50,6 +50,12 @@ void rds_tcp_tune(struct net *net, struct socket *sock)
 	int rcvbuf = READ_ONCE(rtn->rcvbuf);
 
 	tcp_sock_set_nodelay(sk);
+	/* Closed with a reset, never left behind as an orphan waiting for
+	 * the peer's ack of our FIN: it would not hold the namespace (kernel
+	 * sockets do not), so it could outlive it, and the reliable delivery
+	 * above TCP resends whatever a reset discards.
+	 */
+	sock_no_linger(sk);
 	sock_set_keepalive(sk);
 	tcp_sock_set_keepidle(sk, RDS_TCP_KEEPIDLE);
 	tcp_sock_set_keepintvl(sk, RDS_TCP_KEEPINTVL);
@@ -361,6 +367,5 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 	/* What TCP acked is the peer's promise kept: deliver it. */
 	rds_tcp_recv_drain(tc, sk);
 	rds_tcp_recv_reset(tc);
-	kernel_sock_shutdown(sock, SHUT_RDWR);
-	sock_release(sock);
+	sock_release(sock);	/* a reset: rds_tcp_tune() */
 }
