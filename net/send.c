@@ -488,11 +488,21 @@ static int rds_send_one(struct rds_connection *conn, struct rds_message *rm)
 	return ret;
 }
 
+/* Messages (and restarts) one call of the transmit loop handles before it
+ * hands the rest to the send worker. Without a bound, a caller that finds
+ * the queue refilled behind it never returns: a user stays in sendmsg()
+ * for other users' messages, and the worker holds its CPU's pool, so the
+ * receive, connect and lane works queued behind it there never run.
+ */
+#define RDS_SEND_BATCH	64
+
 /**
  * rds_send_xmit - run the transmit loop of a connection
  * @conn: the connection
  *
  * One caller at a time transmits; others leave their messages to it.
+ * After RDS_SEND_BATCH messages the send worker takes over, at the tail
+ * of its workqueue.
  *
  * Context: process context, may sleep.
  * Return: 0, or -EAGAIN / -ENOMEM when the transport ran out of room
@@ -503,6 +513,7 @@ int rds_send_xmit(struct rds_connection *conn)
 {
 	const struct rds_transport *trans = conn->c_trans;
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	unsigned int budget = RDS_SEND_BATCH;
 	struct rds_message *rm;
 	int ret;
 
@@ -523,7 +534,8 @@ restart:
 
 	if (trans->xmit_prepare)
 		trans->xmit_prepare(conn);
-	for (;;) {
+	ret = 0;
+	for (; budget; budget--) {
 		rm = rds_send_next(conn, &ret);
 		if (!rm)
 			break;
@@ -548,7 +560,7 @@ restart:
 		 */
 		rds_stats_inc(rn, RDS_STAT_SEND_IMMEDIATE_RETRY);
 		if (test_bit(RDS_CONN_XMIT_KICKED, &conn->c_flags))
-			goto restart;
+			goto again;
 		return ret;
 	}
 	if (ret == -ENOMEM) {
@@ -564,9 +576,18 @@ restart:
 	/* A message queued while we were finishing would be stranded. */
 	if (!list_empty_careful(&conn->c_send_queue) ||
 	    test_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
-		rds_stats_inc(rn, RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		if (budget)	/* else not a race: the batch ran out */
+			rds_stats_inc(rn, RDS_STAT_SEND_LOCK_QUEUE_RACED);
+		goto again;
+	}
+	return 0;
+
+again:
+	if (budget) {
+		budget--;
 		goto restart;
 	}
+	rds_conn_queue_delayed(conn, &conn->c_send_w, 0);
 	return 0;
 }
 
