@@ -73,18 +73,28 @@ iw_conn() {	# PEER
 	rdma_conn iwarp -W "$1"
 }
 
+# Messages queued or unacked to the peer (rds-info -s and -t).
+in_flight() {
+	"$RDS_TOOLS/rds-info" -s -t 2>/dev/null |
+		awk -v p="$RDS_WIRE_PEER" '$3 == p' | wc -l
+}
+
 # Host a, under the traffic of wc_send: siw1 goes away with messages
 # still queued or unacked, then comes back; the reconnect must carry
-# what was left.
+# what was left. The deletion waits for the first messages in flight
+# (up to 10 s), not for a fixed time: on a fast machine all of them were
+# sent and acked within a second.
 relink() {
-	local left r0
+	local left=0 r0 i
 	r0=$(wirecheck_resets -)
-	sleep 1
+	for i in $(seq 200); do
+		[ "$(in_flight)" -gt 0 ] && break
+		sleep 0.05
+	done
 	rdma link delete siw1 || return 1
-	echo "siw1 deleted"
+	echo "siw1 deleted after $((i * 50)) ms"
 	sleep 1
-	left=$("$RDS_TOOLS/rds-info" -s -t 2>/dev/null |
-		awk -v p="$RDS_WIRE_PEER" '$3 == p' | wc -l)
+	left=$(in_flight)
 	echo "$left messages queued or unacked to $RDS_WIRE_PEER without the device"
 	sleep 2
 	rdma link add siw1 type siw netdev wire0 || return 1

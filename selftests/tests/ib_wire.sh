@@ -205,15 +205,24 @@ small_rings_traffic() {
 	wirecheck $C4 $D4 2 "$MSGS"
 }
 
+in_flight() {	# messages queued or unacked from A4 to B4
+	"$T/rds-info" -s -t | awk '$1 == "'$A4'" && $3 == "'$B4'"' | wc -l
+}
+
 relink() {	# under traffic: rxe0 deleted, then back
-	sleep 1
+	local i
+	# Once messages are on their way (up to 10 s; not a fixed delay,
+	# after which a fast machine may have sent everything).
+	for i in $(seq 200); do
+		[ "$(in_flight)" -gt 0 ] && break
+		sleep 0.05
+	done
 	rdma link delete rxe0 || return 1
-	echo "rxe0 deleted"
+	echo "rxe0 deleted after $((i * 50)) ms"
 	# What the senders queued meanwhile waits for the device (the
 	# check after wants some: the removal really was under traffic).
 	sleep 1
-	"$T/rds-info" -s -t | awk '$1 == "'$A4'" && $3 == "'$B4'"' | wc -l \
-		> "$WORK/inflight"
+	in_flight > "$WORK/inflight"
 	echo "$(cat "$WORK/inflight") messages queued or unacked"
 	sleep 2
 	rdma link add rxe0 type rxe netdev eth0 || return 1
