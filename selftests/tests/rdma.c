@@ -895,6 +895,26 @@ RDS_TEST(message_before_silent_rdma_released)
 }
 
 /*
+ * pair(), another initiator @o, both initiators on a TOS of their own
+ * (@tos: a new connection), and the cookie of a page of @t's (@tbuf)
+ * registered and freed: an RDMA to it is refused.
+ */
+static uint64_t pair_with_freed_cookie(int *t, struct rds_addr *ta, int *s,
+				       int *o, rds_tos_t tos,
+				       unsigned char *tbuf)
+{
+	uint64_t cookie = 0;
+
+	pair(t, ta, s);
+	*o = rds_bound(addr_s(), 0, NULL);
+	RDS_EXPECT_OK(ioctl(*s, SIOCRDSSETTOS, &tos));
+	RDS_EXPECT_OK(ioctl(*o, SIOCRDSSETTOS, &tos));
+	RDS_EXPECT_OK(rds_get_mr(*t, tbuf, PG, 0, &cookie));
+	RDS_EXPECT_OK(rds_free_mr(*t, cookie, 0));
+	return cookie;
+}
+
+/*
  * One sender queues a burst of RDMA to a freed region on a connection
  * still coming up (a new TOS); another sender's message follows. The
  * first refusal takes the shared connection down, and the rest of the
@@ -909,17 +929,12 @@ RDS_TEST(refused_burst_costs_one_reconnect)
 	rds_tos_t tos = 64 + (getpid() + 64) % 128;
 	struct rds_rdma_notify n;
 	struct rds_addr ta;
-	uint64_t cookie = 0, resets;
+	uint64_t cookie, resets;
 	int t, s, o, i, bad = 0;
 	char msg[8];
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
-	pair(&t, &ta, &s);
-	o = rds_bound(addr_s(), 0, NULL);
-	RDS_EXPECT_OK(ioctl(s, SIOCRDSSETTOS, &tos));
-	RDS_EXPECT_OK(ioctl(o, SIOCRDSSETTOS, &tos));
-	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
-	RDS_EXPECT_OK(rds_free_mr(t, cookie, 0));
+	cookie = pair_with_freed_cookie(&t, &ta, &s, &o, tos, tbuf);
 	resets = rds_counter("conn_reset");
 	for (i = 0; i < 32; i++)
 		RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
@@ -959,7 +974,7 @@ RDS_TEST(reconnect_ack_retires_requeued)
 	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
 	rds_tos_t tos = 64 + (getpid() + 32) % 128;
 	struct rds_addr ta;
-	uint64_t cookie = 0, old_seq, resets;
+	uint64_t cookie, old_seq, resets;
 	char msg[16], want[16];
 	int t, s, o, i;
 
@@ -967,12 +982,7 @@ RDS_TEST(reconnect_ack_retires_requeued)
 		rds_test_skip("loopback connections are never taken down");
 	if (rds_obj("messages") < 0)
 		rds_test_skip("no object counters (debugfs)");
-	pair(&t, &ta, &s);
-	o = rds_bound(addr_s(), 0, NULL);
-	RDS_EXPECT_OK(ioctl(s, SIOCRDSSETTOS, &tos));
-	RDS_EXPECT_OK(ioctl(o, SIOCRDSSETTOS, &tos));
-	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
-	RDS_EXPECT_OK(rds_free_mr(t, cookie, 0));
+	cookie = pair_with_freed_cookie(&t, &ta, &s, &o, tos, tbuf);
 	RDS_EXPECT(no_messages_left());
 	old_seq = rds_counter("recv_drop_old_seq");
 	resets = rds_counter("conn_reset");

@@ -87,15 +87,33 @@ const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t)
 
 /**
  * rds_rdma_flavor_register - a transport joins the engine
- * @fl: its flavor; @fl->trans is registered with the core
+ * @fl: its flavor; @fl->trans (name, type, owner, laddr_check, info and
+ *	stats set by the flavor) gets the engine's ops and is registered
+ *	with the core
  *
  * Context: module init.
  */
 int rds_rdma_flavor_register(struct rds_rdma_flavor *fl)
 {
+	struct rds_transport *t = &fl->trans;
 	int ret;
 
-	ret = rds_trans_register(&fl->trans);
+	/* The engine's ops: a flavor's module sets only what differs. */
+	t->caps = RDS_TRANS_CAP_WIRE;
+	t->conn_data_size = sizeof(struct rds_rdma_conn);
+	t->conn_alloc = rds_rdma_conn_alloc;
+	t->conn_free = rds_rdma_conn_free;
+	t->conn_connect = rds_rdma_conn_connect;
+	t->conn_shutdown = rds_rdma_conn_shutdown;
+	t->xmit = rds_rdma_xmit;
+	t->xmit_complete = rds_rdma_xmit_complete;
+	t->xmit_rdma = rds_rdma_xmit_rdma;
+	t->rdma_check = rds_rdma_rdma_check;
+	t->mr_register = rds_rdma_mr_register;
+	t->mr_free = rds_rdma_mr_free;
+	t->inc_copy_to_user = rds_rdma_inc_copy_to_user;
+	t->inc_free = rds_rdma_inc_free;
+	ret = rds_trans_register(t);
 	if (ret)
 		return ret;
 	mutex_lock(&rds_rdma_flavors_mutex);
