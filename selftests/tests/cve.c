@@ -873,6 +873,17 @@ static void ns_enter(const char *name)
 	close(fd);
 }
 
+/* @len zeroed bytes shared with the processes this test forks. */
+static void *shared_mem(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		RDS_FAIL("mmap: %s", strerror(errno));
+	return p;
+}
+
 /* Skip unless the TCP transport can be had (loads rds_tcp). */
 static void need_rds_tcp(void)
 {
@@ -1199,10 +1210,7 @@ CVE_TEST(cve_2019_11815_tcp, "CVE-2019-11815 netns teardown under RDS/TCP connec
 	    !getenv("RDS_KNOWN_BUGS"))
 		rds_test_skip("the debug kernel's namespace exit outlasts the "
 			      "test's time (RDS_KNOWN_BUGS=1 runs it)");
-	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		RDS_FAIL("mmap: %s", strerror(errno));
+	m = shared_mem(sizeof(*m));
 	ns_pair_down();
 	base = rds_objs_now();
 	tcp_base = tcp_socks();
@@ -1566,10 +1574,7 @@ CVE_TEST(cve_2024_26865_tcp, "CVE-2024-26865 netns teardown with half-open RDS/T
 	pid_t pid;
 
 	need_rds_tcp();
-	ready = mmap(NULL, sizeof(*ready), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (ready == MAP_FAILED)
-		RDS_FAIL("mmap: %s", strerror(errno));
+	ready = shared_mem(sizeof(*ready));
 	ns_pair_down();
 	base = rds_objs_now();
 	tcp_base = tcp_socks();
