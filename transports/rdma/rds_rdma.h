@@ -294,6 +294,7 @@ enum {
  *	core retires what an ack covers on both of its lists at once)
  * @i_ack_sent: the ack we last sent, explicit or piggybacked
  * @i_ack_w: sends an ack for what arrived without asking for one
+ * @i_ack_due: the sequence @i_ack_w was armed for (under @i_rx_lock)
  * @i_rdma_wr_avail: work requests RDMA operations may still post
  * @i_rdma_ctxs: RDMA operations posted and not yet released
  * @i_rdma_wait: woken when @i_rdma_ctxs drops to 0
@@ -351,6 +352,7 @@ struct rds_rdma_conn {
 	u64			i_peer_acked;
 	u64			i_ack_sent;
 	struct delayed_work	i_ack_w;
+	u64			i_ack_due;
 	atomic_t		i_rdma_wr_avail;
 	atomic_t		i_rdma_ctxs;
 	wait_queue_head_t	i_rdma_wait;
@@ -494,6 +496,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 void rds_rdma_xmit_complete(struct rds_connection *conn);
 void rds_rdma_send_ack(struct rds_connection *conn);
 void rds_rdma_ack_worker(struct work_struct *work);
+void rds_rdma_ack_later(struct rds_connection *conn, struct rds_rdma_conn *ic);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
 u64 rds_rdma_ack_seq(struct rds_connection *conn);
 

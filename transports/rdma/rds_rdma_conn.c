@@ -177,6 +177,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_frag_offer = 0;
 	ic->i_peer_acked = 0;
 	ic->i_ack_sent = 0;
+	ic->i_ack_due = 0;
 	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
 }
 

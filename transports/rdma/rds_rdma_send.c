@@ -183,7 +183,10 @@ void rds_rdma_send_ack(struct rds_connection *conn)
  *
  * A peer that asks only every few messages (Linux: 8) would otherwise
  * keep its last ones, and their senders' budget, until it sends more.
- * Nothing is sent if an ack went out meanwhile, alone or on a message.
+ * The worker acks only when what it was armed for is still unacked a
+ * delay later: under steady two-way traffic acks ride on messages, and
+ * an explicit one would cost both ends a send and a completion for
+ * nothing. What arrived since is given the same delay.
  *
  * Context: process context.
  */
@@ -192,11 +195,15 @@ void rds_rdma_ack_worker(struct work_struct *work)
 	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
 						struct rds_rdma_conn, i_ack_w);
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	u64 sent;
 
 	spin_lock_bh(&ic->i_rx_lock);
-	if (rds_rdma_ack_seq(conn) != READ_ONCE(ic->i_ack_sent)) {
+	sent = READ_ONCE(ic->i_ack_sent);
+	if (sent < ic->i_ack_due) {
 		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 		rds_rdma_send_ack(conn);
+	} else if (rds_rdma_ack_seq(conn) != sent) {
+		rds_rdma_ack_later(conn, ic);
 	}
 	spin_unlock_bh(&ic->i_rx_lock);
 }
