@@ -176,7 +176,15 @@ static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 	init_completion(&f->f_done);
 	if (down_interruptible(&dev->reg_slots))
 		return -EINTR;
+	/* A software device (rxe) carries a local operation out in a
+	 * tasklet its post raises: posted with bottom halves off, that
+	 * runs here when they come back on, usually completing the request
+	 * before we wait, instead of in ksoftirqd (two context switches per
+	 * registration and per invalidation). Hardware is not affected.
+	 */
+	local_bh_disable();
 	ret = rds_rdma_regqp_post(dev->regqp, wr);
+	local_bh_enable();
 	if (!ret) {
 		/* The device completes it, or a flush does. */
 		wait_for_completion(&f->f_done);
