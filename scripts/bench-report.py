@@ -72,9 +72,7 @@ def ratio(cells, m):
 def ceiling(summary):
     """RDMA write over RDS as a share of the raw verbs ceiling measured in
     the same boot (perftest's ib_write_bw on the same device), in 64 KiB
-    writes per second: each rdma-write transaction carries one. Not in
-    K/s: rds-stress reports RDMA bytes from each module's own kernel
-    counters, which count differently."""
+    writes per second: each rdma-write transaction carries one."""
     out = []
     for tr in sorted({k[0] for k in summary}):
         w, p = summary.get((tr, "rdma-write")), summary.get((tr, "perftest-write"))
