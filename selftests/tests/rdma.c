@@ -92,7 +92,10 @@ static int on_iwarp(void)
  */
 static int refused(int status)
 {
-	return status == (on_iwarp() ? RDS_RDMA_DROPPED : RDS_RDMA_REMOTE_ERROR);
+	if (status == (on_iwarp() ? RDS_RDMA_DROPPED : RDS_RDMA_REMOTE_ERROR))
+		return 1;
+	printf("# refused operation reported status %d\n", status);
+	return 0;
 }
 
 /*
