@@ -22,9 +22,6 @@
 /* Messages up to this size are copied out of the ring's page. */
 #define RDS_RDMA_RX_COPY_MAX	1024
 
-/* How long an ack nobody asked for waits for a message to ride on. */
-#define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(20)
-
 static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 {
 	return ic->i_dev->ibdev;
@@ -136,24 +133,6 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 	for (i = 0; i < inc->ii_got; i++)
 		rds_rdma_page_put(inc->ii_pages[i]);
 	kfree(inc);
-}
-
-/**
- * rds_rdma_ack_later - make sure what arrived is acked within the delay
- * @conn: the connection
- * @ic: its transport state; i_rx_lock held
- *
- * Arms the ack worker for everything delivered so far unless it is armed
- * already; the worker re-arms itself for what came meanwhile.
- */
-void rds_rdma_ack_later(struct rds_connection *conn, struct rds_rdma_conn *ic)
-{
-	lockdep_assert_held(&ic->i_rx_lock);
-	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) ||
-	    delayed_work_pending(&ic->i_ack_w))
-		return;
-	ic->i_ack_due = rds_rdma_ack_seq(conn);
-	queue_delayed_work(rds_rdma_wq, &ic->i_ack_w, RDS_RDMA_ACK_DELAY);
 }
 
 /* Offer @inc to the core; false if the receiver refused it. */

@@ -14,12 +14,17 @@
  * No slot stays unretired once the loop goes idle (rds_rdma_xmit_complete).
  *
  * Acks: a peer asks for one with RDS_FLAG_ACK_REQUIRED; the explicit ack
- * is a header-only SEND from its own slot, one in flight at a time.
+ * is a header-only SEND from its own slot, one in flight at a time. What
+ * arrived without asking is acked only if still unacked a delay later
+ * (rds_rdma_ack_later()); until then acks ride on messages.
  */
 #include <linux/slab.h>
 #include <net/rds/rdma.h>
 
 #include "rds_rdma.h"
+
+/* How long an ack nobody asked for waits for a message to ride on. */
+#define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(20)
 
 /**
  * rds_rdma_ack_seq - the sequence we acknowledge to the peer
@@ -175,6 +180,24 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 		return;
 	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
+}
+
+/**
+ * rds_rdma_ack_later - make sure what arrived is acked within the delay
+ * @conn: the connection
+ * @ic: its transport state; i_rx_lock held
+ *
+ * Arms the ack worker for everything delivered so far unless it is armed
+ * already; the worker re-arms itself for what came meanwhile.
+ */
+void rds_rdma_ack_later(struct rds_connection *conn, struct rds_rdma_conn *ic)
+{
+	lockdep_assert_held(&ic->i_rx_lock);
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) ||
+	    delayed_work_pending(&ic->i_ack_w))
+		return;
+	ic->i_ack_due = rds_rdma_ack_seq(conn);
+	queue_delayed_work(rds_rdma_wq, &ic->i_ack_w, RDS_RDMA_ACK_DELAY);
 }
 
 /**
