@@ -26,6 +26,8 @@
 #                   renamed wire0 in the guest with 10.99.1.N/24 and
 #                   fd99:1::N/64, and DIR shared with both guests on
 #                   /run/wire for their markers (selftests/lib/wire.sh)
+#   --monitor SOCK  a QEMU human monitor on the unix socket SOCK (vm2.sh
+#                   serves the guests' link and freeze requests on it)
 #
 # Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
 # modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
@@ -40,7 +42,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE=""
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" MONITOR=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
@@ -57,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--out) OUTDIR=$2; shift ;;
 	--expect-splat) EXPECT_SPLAT=1 ;;
 	--wire) WIRE=$2; shift ;;
+	--monitor) MONITOR=$2; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -191,6 +194,7 @@ if [ -n "$WIRE_N" ]; then
 		-fsdev "local,id=wire,path=$WIRE_DIR,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=wire,mount_tag=wire)
 fi
+[ -n "$MONITOR" ] && qemu+=(-monitor "unix:$MONITOR,server=on,wait=off")
 # RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234
 # (how a guest frozen with interrupts off is inspected; see testbed.rst).
 # shellcheck disable=SC2206

@@ -29,6 +29,15 @@
 #   --out DIR       keep everything: DIR/a and DIR/b are each guest's vm.sh
 #                   --out (rc, dmesg, results.tap...), DIR/wire the markers
 #
+# Each guest has a QEMU monitor, and the guests ask vm2.sh to use it
+# (selftests/lib/wire.sh, wire_ctl): a request file TARGET.ctl.N in the
+# marker directory names the host (a or b) and one of the commands below;
+# vm2.sh runs it on that host's monitor and answers with TARGET.ctl.N.done
+# (the monitor's output, then "rc N"). Only these commands are served:
+#   set_link wire on|off   the wire NIC's carrier (the guest sees the link
+#                          go down; its addresses stay)
+#   stop, cont             freeze and thaw the whole guest
+#
 # Environment: as vm.sh's (KVER, MODDIR...), and RDS_VM_KERNEL and
 # RDS_VM_APPEND, when set, boot that kernel image with that command line
 # (lib.sh's rds_debug_kernel_env sets them for the debug kernel).
@@ -78,6 +87,7 @@ fi
 # socket's path is limited to 107 bytes).
 SOCKDIR=$(mktemp -d /tmp/rds-wire.XXXXXX)
 cleanup() {
+	[ -n "${ctl_pid:-}" ] && kill "$ctl_pid" 2>/dev/null
 	rm -rf "$SOCKDIR"
 	[ "$KEEP" = 1 ] || rm -rf "$OUTDIR"
 }
@@ -93,6 +103,29 @@ if [ -n "$PCAP" ]; then
 	rm -f "$PCAP"
 fi
 
+# Serve the guests' monitor requests until both guests are gone.
+ctl_serve() {
+	local req host cmd out rc
+	while :; do
+		for req in "$OUTDIR"/wire/*.ctl.*; do
+			case "$req" in *.done|*.tmp|*"*"*) continue ;; esac
+			[ -e "$req.done" ] && continue
+			read -r host cmd < "$req"
+			case "$host:$cmd" in
+			[ab]:"set_link wire on"|[ab]:"set_link wire off"|[ab]:stop|[ab]:cont)
+				out=$("$REPO/scripts/qmon.py" "$SOCKDIR/$host.mon" $cmd 2>&1)
+				rc=$? ;;
+			*)	out="vm2: refused monitor request '$host $cmd'"
+				rc=2 ;;
+			esac
+			echo "vm2: monitor of host $host: $cmd (rc $rc)"
+			printf '%s\nrc %d\n' "$out" "$rc" > "$req.done.tmp" &&
+				mv "$req.done.tmp" "$req.done"
+		done
+		sleep 0.1
+	done
+}
+
 # vm_host N IMPL CMD: one guest, its console lines prefixed with its name.
 vm_host() {
 	local n=$1 impl=$2 cmd=$3 name opts=() extra=${RDS_QEMU_EXTRA:-}
@@ -105,11 +138,13 @@ vm_host() {
 	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
 	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
 	RDS_QEMU_EXTRA=$extra "$REPO/scripts/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
-		--wire "$n:$SOCK:$OUTDIR/wire" --out "$OUTDIR/$name" -- "$cmd" \
+		--wire "$n:$SOCK:$OUTDIR/wire" --monitor "$SOCKDIR/$name.mon" --out "$OUTDIR/$name" -- "$cmd" \
 		> >(sed -u "s/^/[$name] /") 2>&1
 }
 
 start=$(date +%s)
+ctl_serve &
+ctl_pid=$!
 echo "vm2: host a ($IMPL_A) 10.99.1.1 fd99:1::1 <-> host b ($IMPL_B) 10.99.1.2 fd99:1::2"
 vm_host 1 "$IMPL_A" "$CMD_A" &
 pid_a=$!

@@ -15,6 +15,9 @@
 #	wire_role          prints a or b
 #	wire_mark NAME     tell the peer NAME happened (a file ROLE.NAME)
 #	wire_wait NAME [S] wait up to S seconds (default 120) for the peer's NAME
+#	wire_ctl HOST CMD  run CMD on the QEMU monitor of HOST (self, peer, a
+#	                   or b) through vm2.sh: "set_link wire on|off" (the
+#	                   wire's carrier), "stop" or "cont" (freeze, thaw)
 
 wire_role() {
 	case "${RDS_WIRE_HOST:-}" in
@@ -52,5 +55,31 @@ wire_wait() {
 		sleep 0.1
 	done
 	echo "wire: host $peer did not mark '$name' within $secs s" >&2
+	return 1
+}
+
+# A request file ROLE.ctl.ID for vm2.sh's monitor server, answered by
+# ROLE.ctl.ID.done ("rc N" last); the ID (shell and time) is unique even
+# from subshells, which tap_check runs its commands in.
+wire_ctl() {
+	local host=$1 req i rc
+	shift
+	case "$host" in
+	self) host=$(wire_role) || return 1 ;;
+	peer) host=$(wire_peer_role) || return 1 ;;
+	a|b) ;;
+	*) echo "wire_ctl: host must be self, peer, a or b" >&2; return 1 ;;
+	esac
+	req=$RDS_WIRE_DIR/$(wire_role).ctl.$BASHPID.$(date +%s%N)
+	echo "$host $*" > "$req.tmp" && mv "$req.tmp" "$req" || return 1
+	for ((i = 0; i < 300; i++)); do
+		if [ -e "$req.done" ]; then
+			rc=$(awk '$1 == "rc" { r = $2 } END { print r + 0 }' "$req.done")
+			[ "$rc" = 0 ] || sed 's/^/wire_ctl: /' "$req.done" >&2
+			return "$rc"
+		fi
+		sleep 0.1
+	done
+	echo "wire_ctl: no answer to '$host $*' within 30 s" >&2
 	return 1
 }
