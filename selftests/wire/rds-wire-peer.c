@@ -18,9 +18,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <linux/rds.h>
+#include <linux/sockios.h>
 
 #include "rds_wire.h"
 
@@ -1210,6 +1212,76 @@ static int t_accept_race(void)
 	return T_PASS;
 }
 
+/* Bytes written on @fd that its TCP has not had acked yet (0 once the
+ * peer's TCP acked everything), waiting up to @ms for the acks.
+ */
+static int unacked_bytes(int fd, int ms)
+{
+	long long end = rds_wire_now_ms() + ms;
+	int outq = -1;
+
+	while (ioctl(fd, SIOCOUTQ, &outq) == 0 && outq > 0 &&
+	       rds_wire_now_ms() < end)
+		sleep_ms(10);
+	return outq;
+}
+
+/* A peer that connects again, and again, before the target installed
+ * its first socket, with messages on each (continuing its sequence, as a
+ * reconnecting peer does). Every message whose bytes the target's TCP
+ * acked must arrive: the target reads each socket to its end before it
+ * installs the next (it once refused the newer ones, losing what their
+ * TCP had acked). A socket the target gave up before acking is the
+ * peer's to resend, so what it did not ack is not expected.
+ */
+static int t_reconnect_burst(void)
+{
+	enum { SOCKS = 3, PER = 4 };
+	struct rds_wire_sess s[SOCKS];
+	int i, j, acked, unacked, expected = 0;
+	struct tgt_result res;
+	struct tgt_recv r;
+	char msg[32];
+
+	if (!is_ours) {
+		DIAG("SKIP ours only: the promise is ours, Linux makes none");
+		return T_SKIP;
+	}
+	CHECK(tgt_recv_start(&r, 4000, SOCKS * PER, 15000) == 0);
+	/* All connected first: the target's accept worker then often finds
+	 * them together, before the first could be installed.
+	 */
+	for (i = 0; i < SOCKS; i++) {
+		CHECK(sess_open(&s[i], opt.src) == 0);
+		s[i].tx_seq = 1 + i * PER;
+	}
+	for (i = 0; i < SOCKS; i++) {
+		for (j = 0; j < PER; j++) {
+			snprintf(msg, sizeof(msg), "socket %d message %d", i, j);
+			if (rds_wire_send_msg(&s[i], 5000, 4000, msg, sizeof(msg)))
+				break;
+		}
+		/* Whole frames its TCP acked (the rest went with a reset). */
+		unacked = unacked_bytes(s[i].fd, 2000);
+		acked = unacked < 0 ? 0 :
+			(j * (RDS_WIRE_HDR_LEN + (int)sizeof(msg)) - unacked) /
+			(RDS_WIRE_HDR_LEN + (int)sizeof(msg));
+		if (acked < PER)
+			DIAG("socket %d: %d of %d messages acked before the target reset it",
+			     i, acked, PER);
+		expected += acked;
+	}
+	tgt_recv_finish(&r, 15000, &res);
+	for (i = 0; i < SOCKS; i++)
+		rds_wire_sess_close(&s[i]);
+	OBS("%d of %d messages sent on %d sockets opened back to back arrived; %d were acked by the target's TCP",
+	    res.count, SOCKS * PER, SOCKS, expected);
+	CHECK(expected >= PER);
+	CHECK(res.count >= expected);
+	CHECK(target_alive(8));
+	return T_PASS;
+}
+
 /* Pings while never reading: every pong must wait somewhere. */
 static int t_ping_flood_noread(void)
 {
@@ -1375,6 +1447,7 @@ static const struct tcase cases[] = {
 	{ "ping_flood", t_ping_flood, 1 },
 	{ "ping_flood_noread", t_ping_flood_noread, 1 },
 	{ "accept_race", t_accept_race, 1 },
+	{ "reconnect_burst", t_reconnect_burst, 1 },
 	{ "never_read", t_never_read, 1 },
 	{ "lanes", t_lanes, 8 },
 	{ "conn_flood", t_conn_flood, -1 },

@@ -27,6 +27,12 @@ struct rds_tcp_incoming;
 #define RDS_TCP_LANE_MASK	(RDS_MPATH_WORKERS - 1)
 static_assert(!(RDS_MPATH_WORKERS & RDS_TCP_LANE_MASK));
 
+/* Sockets of one lane the peer connected that may wait to be installed:
+ * each may hold bytes its TCP acked, so none is refused while there is
+ * room (rds_tcp_conn_accepted()).
+ */
+#define RDS_TCP_ACCEPTED_MAX	4
+
 /* The kernel's own socket callbacks, restored when we let a socket go. */
 struct rds_tcp_callbacks {
 	void (*data_ready)(struct sock *sk);
@@ -40,8 +46,9 @@ struct rds_tcp_callbacks {
  * @t_lock: held while @t_sock changes, for lockless readers (RDS_INFO)
  * @t_sock: the TCP socket carrying the connection, or NULL; changed
  *	under @t_mutex and @t_lock while nothing transmits
- * @t_accepted: a socket the peer connected, waiting for the connect
- *	worker to install it; under @t_mutex
+ * @t_accepted: sockets the peer connected, oldest first, waiting for the
+ *	connect worker to install them; under @t_mutex
+ * @t_naccepted: entries in @t_accepted; written under @t_mutex
  * @t_orig: the callbacks @t_sock had before we took it
  * @t_recv_w: reads in process context when softirq could not allocate
  * @t_hdr: header of the frame being received
@@ -67,7 +74,8 @@ struct rds_tcp_conn {
 	struct mutex		t_mutex;	/* t_sock, t_accepted changes */
 	spinlock_t		t_lock;		/* t_sock for info readers */
 	struct socket		*t_sock;
-	struct socket		*t_accepted;
+	struct socket		*t_accepted[RDS_TCP_ACCEPTED_MAX];
+	unsigned int		t_naccepted;
 	struct rds_tcp_callbacks t_orig;
 	struct delayed_work	t_recv_w;
 

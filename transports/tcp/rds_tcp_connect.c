@@ -20,9 +20,10 @@
  *
  * Bytes TCP has acked are as good as delivered to the sender, which
  * retires the messages they carry. So no socket is let go with bytes in
- * its receive queue: shutdown reads them first, and a socket waiting to
- * be installed is never replaced by a newer one (the newer one is
- * refused; the peer tries again once the older one was read and closed).
+ * its receive queue: shutdown reads them first, and sockets the peer
+ * connected are installed one after the other, oldest first, each read
+ * to its end before the next (a peer that connects again has given up
+ * on the older socket, but what it sent there may still wait unread).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -243,6 +244,7 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 	struct rds_tcp_callbacks orig;
 	struct socket *sock;
 	bool established;
+	unsigned int n;
 	int ret;
 
 	mutex_lock(&tc->t_mutex);
@@ -250,9 +252,12 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		mutex_unlock(&tc->t_mutex);
 		return -EISCONN;
 	}
-	sock = tc->t_accepted;
-	if (sock) {
-		WRITE_ONCE(tc->t_accepted, NULL);
+	n = tc->t_naccepted;
+	if (n) {
+		sock = tc->t_accepted[0];
+		memmove(&tc->t_accepted[0], &tc->t_accepted[1],
+			(n - 1) * sizeof(tc->t_accepted[0]));
+		WRITE_ONCE(tc->t_naccepted, n - 1);
 		/* An accepted socket inherited the listener's callbacks; give
 		 * it the kernel's defaults back when we let it go.
 		 */
@@ -264,11 +269,18 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		 */
 		established = READ_ONCE(sock->sk->sk_state) == TCP_ESTABLISHED;
 		mutex_unlock(&tc->t_mutex);
-		rds_connect_complete(conn);
+		/* A newer socket waits: the peer gave this one up. It only
+		 * gets read, by the shutdown, then the next one goes in.
+		 */
+		if (n == 1)
+			rds_connect_complete(conn);
 		/* Bytes may have come before our callbacks were in. */
 		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
-		if (!established)
+		if (!established || n > 1) {
 			rds_conn_drop(conn);
+			if (n > 1)
+				rds_conn_want_connect(conn);
+		}
 		return 0;
 	}
 	ret = rds_tcp_connect_out(conn, tc);
@@ -283,8 +295,11 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
  *
  * The connection takes the newest socket: a peer that connects again has
  * given up on the old one (only the lower address connects, so the two
- * ends never race with each other here). While an earlier accepted
- * socket still waits to be installed, @sock is refused instead.
+ * ends never race with each other here). Sockets still waiting to be
+ * installed stay ahead of @sock, in order: each may hold bytes its TCP
+ * acked, so each is read before the next is installed. Only a peer that
+ * connects more than RDS_TCP_ACCEPTED_MAX times before one could be
+ * installed gets @sock refused.
  *
  * Context: process context (the accept worker).
  * Return: true if @conn took @sock; else the caller refuses it.
@@ -292,27 +307,35 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
+	unsigned int n;
 	bool taken;
 
 	mutex_lock(&tc->t_mutex);
-	taken = !tc->t_accepted;
-	if (taken)
-		WRITE_ONCE(tc->t_accepted, sock);
+	n = tc->t_naccepted;
+	taken = n < RDS_TCP_ACCEPTED_MAX;
+	if (taken) {
+		tc->t_accepted[n] = sock;
+		WRITE_ONCE(tc->t_naccepted, n + 1);
+	}
 	mutex_unlock(&tc->t_mutex);
 	if (!taken) {
-		/* The older one may hold acked bytes: it goes first. */
 		rds_tcp_stat_inc(RDS_TCP_STAT_LISTEN_CLOSED_STALE);
 		rds_conn_want_connect(conn);
 		return false;
 	}
-	switch (rds_conn_state(conn)) {
-	case RDS_CONN_UP:
-	case RDS_CONN_CONNECTING:
-		rds_tcp_stat_inc(RDS_TCP_STAT_CONNECT_RACED);
-		rds_conn_drop(conn);
-		break;
-	default:
-		break;
+	/* The first to wait replaces the socket in use; later ones follow
+	 * it (rds_tcp_conn_connect()).
+	 */
+	if (!n) {
+		switch (rds_conn_state(conn)) {
+		case RDS_CONN_UP:
+		case RDS_CONN_CONNECTING:
+			rds_tcp_stat_inc(RDS_TCP_STAT_CONNECT_RACED);
+			rds_conn_drop(conn);
+			break;
+		default:
+			break;
+		}
 	}
 	rds_conn_want_connect(conn);
 	return true;
@@ -326,7 +349,7 @@ bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
  */
 bool rds_tcp_conn_has_accepted(struct rds_connection *conn)
 {
-	return READ_ONCE(rds_tcp_conn(conn)->t_accepted);
+	return READ_ONCE(rds_tcp_conn(conn)->t_naccepted);
 }
 
 /**
@@ -364,6 +387,12 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 
 	/* A receive worker sees t_sock NULL from now on. */
 	cancel_delayed_work_sync(&tc->t_recv_w);
+	/* Both ways shut: TCP answers bytes that come from now on with a
+	 * reset instead of acking them (RFC 1122 for data after a receive
+	 * shutdown), so the peer resends them after the reconnect; the
+	 * queue keeps what it acked before.
+	 */
+	kernel_sock_shutdown(sock, SHUT_RDWR);
 	/* What TCP acked is the peer's promise kept: deliver it. */
 	rds_tcp_recv_drain(tc, sk);
 	rds_tcp_recv_reset(tc);

@@ -120,9 +120,8 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
 	if (WARN_ON_ONCE(tc->t_sock))
 		rds_tcp_conn_shutdown(conn);
 	cancel_delayed_work_sync(&tc->t_recv_w);
-	if (tc->t_accepted)
-		sock_release(tc->t_accepted);
-	tc->t_accepted = NULL;
+	while (tc->t_naccepted)
+		sock_release(tc->t_accepted[--tc->t_naccepted]);
 	mutex_destroy(&tc->t_mutex);
 }
 
