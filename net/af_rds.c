@@ -384,6 +384,8 @@ static __net_exit void rds_net_exit(struct net *net)
 
 	/* Sockets hold the namespace: none are left here. */
 	rds_conn_net_exit(rn);
+	/* Every closed socket's message left with its connection. */
+	WARN_ON_ONCE(atomic_long_read(&rn->orphan_bytes));
 	rds_cong_net_exit(rn);
 	rds_sysctl_net_exit(rn);
 	rds_bind_net_exit(rn);

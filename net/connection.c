@@ -203,6 +203,7 @@ EXPORT_SYMBOL_GPL(rds_conn_get);
 
 static void rds_conn_connect_worker(struct work_struct *work);
 static void rds_conn_down_worker(struct work_struct *work);
+static void rds_conn_timeout_worker(struct work_struct *work);
 
 static struct rds_connection *rds_conn_alloc(struct net *net,
 					     const struct in6_addr *laddr,
@@ -246,6 +247,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 	INIT_DELAYED_WORK(&conn->c_send_w, rds_send_worker);
 	INIT_DELAYED_WORK(&conn->c_conn_w, rds_conn_connect_worker);
 	INIT_WORK(&conn->c_down_w, rds_conn_down_worker);
+	INIT_DELAYED_WORK(&conn->c_timeout_w, rds_conn_timeout_worker);
 	INIT_DELAYED_WORK(&conn->c_lanes_w, rds_lanes_worker);
 	init_waitqueue_head(&conn->c_waitq);
 	mutex_init(&conn->c_cm_mutex);
@@ -471,6 +473,36 @@ void rds_conn_want_connect(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_conn_want_connect);
 
+/* The attempt about to start is dropped, and made again, if it is not up
+ * within net.rds.connect_timeout_ms: a peer that returns is then found by
+ * the next attempt, not after TCP's SYN back-off or the RDMA CM's
+ * retries, which can take minutes.
+ */
+static void rds_conn_arm_timeout(struct rds_connection *conn)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+
+	spin_lock_bh(&conn->c_lock);
+	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
+		mod_delayed_work(rds_wq, &conn->c_timeout_w,
+				 msecs_to_jiffies(READ_ONCE(rn->connect_timeout_ms)));
+	spin_unlock_bh(&conn->c_lock);
+}
+
+static void rds_conn_timeout_worker(struct work_struct *work)
+{
+	struct rds_connection *conn = container_of(to_delayed_work(work),
+						   struct rds_connection,
+						   c_timeout_w);
+
+	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
+		return;
+	rds_stats_inc(rds_net(rds_conn_net(conn)),
+		      RDS_STAT_CONN_CONNECT_TIMEOUT);
+	trace_rds_conn_error(conn, -ETIMEDOUT, 1);
+	rds_conn_drop(conn);
+}
+
 static void rds_conn_connect_worker(struct work_struct *work)
 {
 	struct rds_connection *conn = container_of(to_delayed_work(work),
@@ -493,10 +525,12 @@ static void rds_conn_connect_worker(struct work_struct *work)
 			rds_conn_connect_if_down(conn);
 		goto out;
 	}
-	if (conn->c_trans->conn_connect)
+	if (conn->c_trans->conn_connect) {
+		rds_conn_arm_timeout(conn);
 		ret = conn->c_trans->conn_connect(conn);
-	else
+	} else {
 		rds_connect_complete(conn);
+	}
 out:
 	mutex_unlock(&conn->c_cm_mutex);
 	if (ret) {
@@ -601,6 +635,8 @@ static void rds_conn_shutdown(struct rds_connection *conn, bool final)
 		}
 	} while (!rds_conn_transition(conn, state, RDS_CONN_DISCONNECTING));
 
+	/* This attempt is over; the next one arms its own timeout. */
+	cancel_delayed_work(&conn->c_timeout_w);
 	/* Wait out a transmit loop in progress: for lockdep, that is
 	 * taking the transmit lock.
 	 */
@@ -624,6 +660,37 @@ out:
 	mutex_unlock(&conn->c_cm_mutex);
 }
 
+/* Lane 0 went down: its other lanes may not connect until it is back
+ * (rds_lanes_may_connect()), so they make no attempts whose end would
+ * give up what closed sockets left on them; do it for them.
+ */
+static void rds_conn_expire_lanes(struct rds_connection *conn0)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn0));
+	struct rds_connection *lane;
+	unsigned int k;
+	u32 h;
+
+	if (conn0->c_lane0 || !atomic_read(&conn0->c_nlanes))
+		return;
+	for (k = 1; k < RDS_MPATH_WORKERS; k++) {
+		h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
+				  conn0->c_trans->type, conn0->c_tos, k);
+		rcu_read_lock();
+		lane = rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
+					   &conn0->c_faddr, conn0->c_trans,
+					   conn0->c_tos, conn0->c_dev_if, k);
+		if (lane && !refcount_inc_not_zero(&lane->c_refs))
+			lane = NULL;
+		rcu_read_unlock();
+		if (!lane)
+			continue;
+		if (rds_conn_state(lane) == RDS_CONN_DOWN)
+			rds_send_drop_stale(lane, false);
+		rds_conn_put(lane);
+	}
+}
+
 static void rds_conn_down_worker(struct work_struct *work)
 {
 	struct rds_connection *conn = container_of(work, struct rds_connection,
@@ -635,11 +702,10 @@ static void rds_conn_down_worker(struct work_struct *work)
 	rds_conn_shutdown(conn, false);
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		return;
-	/* An attempt that never came up: what closed sockets left behind
-	 * would wait for an unreachable peer forever.
-	 */
-	if (!test_and_clear_bit(RDS_CONN_WAS_UP, &conn->c_flags))
-		rds_send_drop_orphans(conn);
+	/* Closed sockets' messages wait for the peer only so long. */
+	rds_send_drop_stale(conn, !test_and_clear_bit(RDS_CONN_WAS_UP,
+						      &conn->c_flags));
+	rds_conn_expire_lanes(conn);
 
 	/* Pairs with rds_conn_want_connect(): it saw DOWN, or we see it. */
 	smp_mb();
@@ -692,6 +758,7 @@ static void rds_conn_unhash_locked(struct rds_net *rn,
 static void rds_conn_kill(struct rds_connection *conn)
 {
 	might_sleep();
+	cancel_delayed_work_sync(&conn->c_timeout_w);
 	cancel_work_sync(&conn->c_down_w);
 	cancel_delayed_work_sync(&conn->c_lanes_w);
 	cancel_delayed_work_sync(&conn->c_conn_w);

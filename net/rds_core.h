@@ -81,6 +81,13 @@ struct rds_bind_key {
  * @reconnect_max_ms: reconnect back-off ceiling (sysctl)
  * @max_unacked_packets: ask for an ack after this many messages (sysctl)
  * @max_unacked_bytes: ask for an ack after this many bytes (sysctl)
+ * @connect_timeout_ms: a connection attempt not up by then is dropped and
+ *	made again (sysctl)
+ * @orphan_max_ms: how long a closed socket's queued messages wait for
+ *	their peer before they are given up (sysctl)
+ * @orphan_max_kb: how much of closed sockets' messages the namespace
+ *	keeps; beyond it a closing socket's messages are given up (sysctl)
+ * @orphan_bytes: charge of the messages kept for closed sockets
  */
 struct rds_net {
 	struct net		*net;
@@ -109,6 +116,10 @@ struct rds_net {
 	int			reconnect_max_ms;
 	int			max_unacked_packets;
 	int			max_unacked_bytes;
+	int			connect_timeout_ms;
+	int			orphan_max_ms;
+	int			orphan_max_kb;
+	atomic_long_t		orphan_bytes;	/* closed sockets' messages */
 };
 
 extern unsigned int rds_net_id;
@@ -416,7 +427,7 @@ void rds_send_worker(struct work_struct *work);
 void rds_send_requeue_retrans(struct rds_connection *conn);
 void rds_send_drop_unsent(struct rds_message *rm);
 void rds_send_drop_all(struct rds_connection *conn);
-void rds_send_drop_orphans(struct rds_connection *conn);
+void rds_send_drop_stale(struct rds_connection *conn, bool failed);
 void rds_send_release_conn(struct rds_sock *rs);
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);

@@ -73,6 +73,13 @@ DEFINE_EVENT(rds_conn_class, rds_recv_drop,
 	     TP_PROTO(const struct rds_connection *conn, int a, int b),
 	     TP_ARGS(conn, a, b));
 
+/* @a: enum rds_stat of the reason, @b: messages the sender gave up on
+ * without the peer's ack
+ */
+DEFINE_EVENT(rds_conn_class, rds_send_giveup,
+	     TP_PROTO(const struct rds_connection *conn, int a, int b),
+	     TP_ARGS(conn, a, b));
+
 /* @a: -errno, @b: where (0 transmit, 1 connect, 2 bad header) */
 DEFINE_EVENT(rds_conn_class, rds_conn_error,
 	     TP_PROTO(const struct rds_connection *conn, int a, int b),

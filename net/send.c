@@ -6,9 +6,19 @@
  *
  * A message is on its socket's send list (counted against SO_SNDBUF) and
  * on its connection's send queue, then retransmit list, until the peer
- * acks it; closing the socket or RDS_CANCEL_SENT_TO drops it from both.
- * RDS_MSG_ON_SOCK and RDS_MSG_ON_CONN, changed under the owning list's
- * lock, decide who unlinks a message when paths race.
+ * acks it; RDS_CANCEL_SENT_TO drops it from both. Closing the socket
+ * takes it off the socket only: sendmsg() succeeded, so it stays queued
+ * as an orphan, within the namespace's orphan budget (net.rds.orphan_*),
+ * until the peer acks it. RDS_MSG_ON_SOCK and RDS_MSG_ON_CONN, changed
+ * under the owning list's lock, decide who unlinks a message when paths
+ * race.
+ *
+ * Delivered means acked by the peer's RDS (or, where the transport has
+ * no RDS-level acks, by the peer's TCP). Every other way a message leaves
+ * its connection is counted by reason (send_drop_orphan,
+ * send_drop_conn_killed, send_drop_rdma) or was asked for
+ * (RDS_CANCEL_SENT_TO), and a socket that can hear of it gets its RDMA
+ * notification.
  */
 #include <linux/errqueue.h>
 #include <linux/slab.h>
@@ -54,6 +64,26 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 	return rs;
 }
 
+/* @n messages of @conn were retired without the peer's ack, for @reason. */
+static void rds_send_gave_up(struct rds_connection *conn,
+			     enum rds_stat reason, unsigned int n)
+{
+	if (!n)
+		return;
+	rds_stats_add(rds_net(rds_conn_net(conn)), reason, n);
+	trace_rds_send_giveup(conn, reason, n);
+}
+
+/* @rm left its connection: if it was a closed socket's, it no longer
+ * counts against the namespace's orphan budget.
+ */
+static void rds_send_unorphan(struct rds_message *rm)
+{
+	if (test_and_clear_bit(RDS_MSG_ORPHAN, &rm->m_flags))
+		atomic_long_sub(rds_msg_charge(rm->m_len),
+				&rds_net(rds_conn_net(rm->m_conn))->orphan_bytes);
+}
+
 /* Retire messages that left their connection: wake and release senders.
  * @status: what an RDMA operation that never ran is reported as.
  */
@@ -65,6 +95,7 @@ static void rds_send_retire(struct list_head *list, int status)
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
+		rds_send_unorphan(rm);
 		rs = rds_send_unlink_sock(rm, &wake, status);
 		if (rs) {
 			if (wake)
@@ -139,10 +170,24 @@ static bool rds_send_seq_acked(struct rds_message *rm, u64 ack)
  * @conn: the connection
  * @ack: highest sequence acknowledged
  *
+ * Only what was sent can be acked: a message never handed to the
+ * transport (queued during an outage) is immune to an ack that a peer
+ * still holding an earlier incarnation's sequences sends, and an ack
+ * beyond anything numbered is ignored (counted as recv_ack_stale).
+ *
  * Context: any (transports call it from their completion paths).
  */
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 {
+	/* Beyond every sequence we numbered: the peer remembers an earlier
+	 * incarnation of ours (our RDS restarted, its did not). It acks
+	 * nothing of this one. The sequence only grows: an unlocked look.
+	 */
+	if (ack >= READ_ONCE(conn->c_next_tx_seq)) {
+		rds_stats_inc(rds_net(rds_conn_net(conn)),
+			      RDS_STAT_RECV_ACK_STALE);
+		return;
+	}
 	rds_send_drop_acked_fn(conn, rds_send_seq_acked, ack);
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked);
@@ -187,6 +232,7 @@ void rds_send_drop_rdma_of(struct rds_connection *conn,
 {
 	struct rds_message *rm, *tmp;
 	struct rds_sock *rs;
+	unsigned int n = 0;
 	LIST_HEAD(dropped);
 
 	/* Held while compared: a socket freed meanwhile and its memory
@@ -203,8 +249,10 @@ void rds_send_drop_rdma_of(struct rds_connection *conn,
 			continue;
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_move_tail(&rm->m_conn_item, &dropped);
+		n++;
 	}
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_RDMA, n);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 	if (rs)
 		sock_put(rds_rs_to_sk(rs));
@@ -215,6 +263,7 @@ EXPORT_SYMBOL_GPL(rds_send_drop_rdma_of);
 void rds_send_drop_all(struct rds_connection *conn)
 {
 	struct rds_message *rm, *tmp;
+	unsigned int n = 0;
 	LIST_HEAD(dropped);
 
 	spin_lock_bh(&conn->c_lock);
@@ -223,36 +272,57 @@ void rds_send_drop_all(struct rds_connection *conn)
 	list_for_each_entry_safe(rm, tmp, &dropped, m_conn_item) {
 		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		n += !test_bit(RDS_MSG_PONG, &rm->m_flags);
 	}
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_CONN_KILLED, n);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
+/* Has the orphan @rm waited for its peer longer than @max jiffies? */
+static bool rds_send_orphan_expired(struct rds_message *rm, unsigned long max)
+{
+	return test_bit(RDS_MSG_ORPHAN, &rm->m_flags) &&
+	       time_after(jiffies, rm->m_orphaned + max);
+}
+
 /**
- * rds_send_drop_orphans - drop queued messages whose socket is closed
- * @conn: a connection that failed to come up
+ * rds_send_drop_stale - give up what waited too long for a peer that is down
+ * @conn: a connection that just went down
+ * @failed: the attempt never came up
  *
- * A closed socket's messages stay queued to be delivered (sendmsg()
- * succeeded); Linux drops them at close. We keep them while the peer can
- * be reached, and let them go when a connection attempt fails, so a
- * peer that never answers holds nothing.
+ * Closed sockets' messages (orphans) wait for the peer up to
+ * net.rds.orphan_max_ms after their socket closed, however many attempts
+ * fail meanwhile (a peer rebooting, a cable replugged), and are then
+ * given up and counted as send_drop_orphan. Pongs and probes of an
+ * attempt that failed go at once: the peer will ask again.
  *
  * Context: process context (the down worker).
  */
-void rds_send_drop_orphans(struct rds_connection *conn)
+void rds_send_drop_stale(struct rds_connection *conn, bool failed)
 {
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	unsigned long max = msecs_to_jiffies(READ_ONCE(rn->orphan_max_ms));
 	struct rds_message *rm, *tmp;
+	unsigned int n = 0;
 	LIST_HEAD(dropped);
 
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
-		if (READ_ONCE(rm->m_rs))
+		if (test_bit(RDS_MSG_PONG, &rm->m_flags)) {
+			if (!failed)
+				continue;
+		} else if (rds_send_orphan_expired(rm, max)) {
+			n++;
+		} else {
 			continue;
+		}
 		rds_lanes_probe_gone(rm);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_move_tail(&rm->m_conn_item, &dropped);
 	}
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_ORPHAN, n);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
@@ -264,6 +334,7 @@ void rds_send_drop_orphans(struct rds_connection *conn)
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
 	struct rds_message *rm, *tmp;
+	unsigned int ndropped = 0;
 	LIST_HEAD(dropped);
 	int n = 0;
 
@@ -272,6 +343,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 		if (rm->m_rdma) {
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 			list_move_tail(&rm->m_conn_item, &dropped);
+			ndropped++;
 			continue;
 		}
 		n++;
@@ -281,9 +353,40 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_RDMA, ndropped);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 	if (n)
 		trace_rds_retransmit(conn, n, 0);
+}
+
+/* The socket of @rm, still queued on its connection, closed: keep it for
+ * its peer within the namespace's orphan budget, or give it up now.
+ */
+static void rds_send_orphan(struct rds_message *rm)
+{
+	struct rds_connection *conn = rm->m_conn;
+	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	long charge = rds_msg_charge(rm->m_len);
+	long max = (long)READ_ONCE(rn->orphan_max_kb) << 10;
+	bool drop = false;
+
+	spin_lock_bh(&conn->c_lock);
+	if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+		if (atomic_long_add_return(charge, &rn->orphan_bytes) <= max) {
+			rm->m_orphaned = jiffies;
+			set_bit(RDS_MSG_ORPHAN, &rm->m_flags);
+		} else {
+			atomic_long_sub(charge, &rn->orphan_bytes);
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			list_del_init(&rm->m_conn_item);
+			drop = true;
+		}
+	}
+	spin_unlock_bh(&conn->c_lock);
+	if (drop) {
+		rds_send_gave_up(conn, RDS_STAT_SEND_DROP_ORPHAN, 1);
+		rds_message_put(rm);	/* the connection list's */
+	}
 }
 
 /**
@@ -294,7 +397,8 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
  * @port: and this port, if @addr
  *
  * On release, messages already queued on a connection stay there and are
- * still delivered: sendmsg() succeeded, so the peer gets them. Only
+ * still delivered: sendmsg() succeeded, so the peer gets them. They wait
+ * as orphans (rds_send_orphan(), rds_send_drop_stale()). Only
  * RDS_CANCEL_SENT_TO takes messages back from the connection.
  *
  * Context: process context.
@@ -322,6 +426,8 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 	list_for_each_entry_safe(rm, tmp, &dropped, m_sock_item) {
 		list_del_init(&rm->m_sock_item);
 		conn = addr ? rm->m_conn : NULL;
+		if (!addr)
+			rds_send_orphan(rm);
 		if (conn) {
 			spin_lock_bh(&conn->c_lock);
 			if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {

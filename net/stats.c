@@ -44,4 +44,9 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_DROP_BAD_HEADER]		= "recv_drop_bad_header",
 	[RDS_STAT_RECV_PING_UNANSWERED]		= "recv_ping_unanswered",
 	[RDS_STAT_SEND_MPATH_PROBE]		= "send_mpath_probe",
+	[RDS_STAT_SEND_DROP_ORPHAN]		= "send_drop_orphan",
+	[RDS_STAT_SEND_DROP_CONN_KILLED]	= "send_drop_conn_killed",
+	[RDS_STAT_SEND_DROP_RDMA]		= "send_drop_rdma",
+	[RDS_STAT_CONN_CONNECT_TIMEOUT]		= "conn_connect_timeout",
+	[RDS_STAT_RECV_ACK_STALE]		= "recv_ack_stale",
 };

@@ -48,6 +48,14 @@ enum rds_stat {
 	RDS_STAT_RECV_DROP_BAD_HEADER,	/* ours: malformed frame, conn dropped */
 	RDS_STAT_RECV_PING_UNANSWERED,	/* ours: too many pongs unread */
 	RDS_STAT_SEND_MPATH_PROBE,	/* ours: multipath probes sent */
+	/* Ours: messages retired without the peer's ack, by reason. */
+	RDS_STAT_SEND_DROP_ORPHAN,	/* a closed socket's, given up */
+	RDS_STAT_SEND_DROP_CONN_KILLED,	/* their connection was destroyed */
+	RDS_STAT_SEND_DROP_RDMA,	/* carried RDMA: not resent after a
+					 * reconnect or a refused RDMA
+					 */
+	RDS_STAT_CONN_CONNECT_TIMEOUT,	/* ours: attempts that timed out */
+	RDS_STAT_RECV_ACK_STALE,	/* ours: acks beyond what we numbered */
 	RDS_STAT_MAX,
 };
 

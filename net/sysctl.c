@@ -12,6 +12,8 @@ static int rds_sysctl_one = 1;
 static int rds_sysctl_max_ms = 60 * MSEC_PER_SEC;
 static int rds_sysctl_max_conns = 1 << 20;
 static int rds_sysctl_min_idle_ms = 100;
+static int rds_sysctl_min_connect_ms = 100;
+static int rds_sysctl_zero;
 
 /* A shorter idle time takes effect now, not after the old period. */
 static int rds_sysctl_idle_ms(rds_ctl_table *table, int write,
@@ -73,6 +75,32 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.proc_handler	= rds_sysctl_idle_ms,
 		.extra1		= &rds_sysctl_min_idle_ms,
 	},
+	{
+		/* Ours: TCP's SYN back-off alone would leave a returning
+		 * peer unnoticed for up to a minute.
+		 */
+		.procname	= "connect_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_min_connect_ms,
+	},
+	{
+		/* Ours: closed sockets' messages wait this long for a peer. */
+		.procname	= "orphan_max_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_zero,
+	},
+	{
+		/* Ours: and this much of them is kept per namespace. */
+		.procname	= "orphan_max_kb",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_zero,
+	},
 	{ }	/* the end, for kernels that look for it (compat.h) */
 };
 
@@ -88,6 +116,10 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	/* Ours. */
 	rn->max_connections = 16384;
 	rn->conn_idle_ms = 300 * MSEC_PER_SEC;
+	rn->connect_timeout_ms = 10 * MSEC_PER_SEC;
+	/* Longer than a server takes to reboot. */
+	rn->orphan_max_ms = 15 * 60 * MSEC_PER_SEC;
+	rn->orphan_max_kb = 64 << 10;
 
 	table = kmemdup(rds_sysctl_template, sizeof(rds_sysctl_template),
 			GFP_KERNEL);
@@ -99,6 +131,9 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	table[3].data = &rn->max_unacked_bytes;
 	table[4].data = &rn->max_connections;
 	table[5].data = &rn->conn_idle_ms;
+	table[6].data = &rn->connect_timeout_ms;
+	table[7].data = &rn->orphan_max_ms;
+	table[8].data = &rn->orphan_max_kb;
 
 	rn->sysctl_hdr = rds_register_net_sysctl(rn->net, "net/rds", table,
 						 ARRAY_SIZE(rds_sysctl_template) - 1);

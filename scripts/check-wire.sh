@@ -30,6 +30,11 @@
 #   IW_PAIRS    the same for RDS over iWARP (twohost_iw: siw1 on the
 #               wire); only ours:ours exists; default that with
 #               RDS_IMPL=ours, --short included (about 1 min), else none
+#   FC_BOOT     1 (default with RDS_IMPL=ours) or 0: the first-contact
+#               outages (selftests/hosts/first_contact.sh), ours on both
+#               hosts, RDS/TCP, IB and iWARP in one --rdma boot: every
+#               scenario with 20 s outages, or with --short one scenario
+#               per transport with 5 s outages (about 2 minutes)
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -149,6 +154,21 @@ twohost_rdma_boot() {	# ib|iw A:B
 	emit "# two hosts over $what ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
+# Messages queued while the peer is unreachable, their sockets closed,
+# arrive once it is back: both hosts take turns losing their link (QEMU's
+# set_link, served by vm2.sh), over every transport.
+first_contact_boot() {
+	local out=$RESULTS/first-contact log=$RESULTS/first-contact.log rc t0
+	t0=$(date +%s)
+	scripts/vm2.sh --rdma --timeout 1500 --out "$out" -- \
+		"$(guest_cmd first_contact)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "first contact, a: "
+	merge_show "$out/b/results.tap" "first contact, b: "
+	result "$rc" "first-contact boot (ours <-> ours, TCP, IB, iWARP) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	emit "# first contact: $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
 # The two-host runner checks itself (full run only; make check's own
 # runner self-tests cover vm.sh): host a's exit status comes back, a splat
 # on host b fails a run whose commands both succeeded, and a host waiting
@@ -202,4 +222,7 @@ for pair in "${IW_PAIRS[@]}"; do
 	*) result 1 "iWARP pair '$pair': only ours:ours (Linux has no RDS over iWARP)" ;;
 	esac
 done
+if [ "${FC_BOOT:-$([ "$IMPL" = ours ] && echo 1 || echo 0)}" = 1 ]; then
+	first_contact_boot
+fi
 finish

@@ -298,15 +298,17 @@ wire_round() {
 if [ "$MODE" = normal ] && [ "${RDS_CHECK_WIRE:-1}" = 1 ]; then
 	wire_round
 fi
-# Two debug-kernel guests over siw1 (the short twohost_iw: RDMA both ways
-# and siw1 deleted under traffic stay in it), each scanned by kmemleak
-# after it: the paths no one-guest test reaches (a real peer's TERMINATE,
-# the device gone under a live connection), judged by KASAN and lockdep.
+# Two debug-kernel guests, the short first_contact (each transport's
+# outage with closed sockets' messages waiting) and then over siw1 the
+# short twohost_iw (RDMA both ways and siw1 deleted under traffic stay in
+# it), each scanned by kmemleak after it: the paths no one-guest test
+# reaches (a real peer's TERMINATE, the device gone under a live
+# connection, messages kept across outages), judged by KASAN and lockdep.
 twohost_iw_debug() {
 	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 		scripts/vm2.sh --rdma --timeout 1500 --out "$out" -- \
-		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh twohost_iw; rc=$?
+		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw; rc=$?
 		scripts/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1
 		exit $rc' > "$log" 2>&1
 	rc=$?
@@ -314,7 +316,7 @@ twohost_iw_debug() {
 		merge_tap "$out/$h/results.tap" "two hosts over iWARP, $h: "
 		sed 's/^/# kmemleak, host '$h': /' "$out/$h/kmemleak.log" 2>/dev/null
 	done
-	result "$rc" "two debug-kernel hosts over iWARP: clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
+	result "$rc" "two debug-kernel hosts (first contact, iWARP): clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
 }
 if [ "$MODE" = debug ]; then
 	unset RDS_LOGSCAN_IGNORE

@@ -1257,6 +1257,33 @@ static void netns_lo_up(struct fz *f)
 	close(s);
 }
 
+/* The namespace is ours: make closed sockets' messages and connection
+ * attempts give up soon or at once (net.rds.orphan_max_*,
+ * connect_timeout_ms), so closing races the orphan paths.
+ */
+static void netns_short_limits(struct fz *f)
+{
+	static const char *const names[] = {
+		"orphan_max_kb", "orphan_max_ms", "connect_timeout_ms",
+	};
+	char path[64], val[16];
+	int fd, i, n;
+
+	for (i = 0; i < 3; i++) {
+		if (!chance(f, 50))
+			continue;
+		snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", names[i]);
+		n = snprintf(val, sizeof(val), "%d\n",
+			     i == 2 ? 100 + (int)below(f, 900) :
+				      (int)below(f, i ? 2000 : 64));
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			continue;
+		done(f, OP_NETNS, write(fd, val, n));
+		close(fd);
+	}
+}
+
 /*
  * A child in new user and network namespaces: its own sockets there,
  * the inherited ones from the old namespace, then the namespace dies
@@ -1277,8 +1304,10 @@ static void op_netns(struct fz *f)
 		alarm(15);
 		__atomic_fetch_add(&sh->procs, 1, __ATOMIC_RELAXED);
 		if (done(f, OP_NETNS, unshare(CLONE_NEWUSER | CLONE_NEWNET)) == 0
-		    && chance(f, 80))
+		    && chance(f, 80)) {
 			netns_lo_up(f);
+			netns_short_limits(f);
+		}
 		for (i = 0; i < NFDS / 2; i++)		/* new-netns sockets */
 			if (chance(f, 50))
 				op_socket(f);

@@ -22,6 +22,11 @@
  * after it is ready, so the senders fill it up and the transport must
  * hold back what it cannot deliver (IB's backlog and RNR retries).
  *
+ * WC_EXIT=1 in a sender's environment makes it close its socket and exit
+ * as soon as sendmsg() took its last message, as a short-lived client
+ * does: what is still queued then belongs to a closed socket, which RDS
+ * promises to deliver all the same.
+ *
  * WC_LEAD_BIG=N in a sender's environment makes its first N messages
  * 1 MiB each: senders started together then pass the congestion check
  * with more than a slow receiver's hard limit before its map reaches
@@ -141,6 +146,8 @@ static int wc_send(int argc, char **argv)
 {
 	uint32_t id, count, seq, len, lead_big = 0;
 	const char *lead = getenv("WC_LEAD_BIG");
+	const char *ex = getenv("WC_EXIT");
+	int exit_early = ex && !strcmp(ex, "1");
 	union wc_addr dst;
 	socklen_t dlen;
 	uint8_t *msg;
@@ -174,11 +181,16 @@ static int wc_send(int argc, char **argv)
 			return 1;
 		}
 	}
-	/* Closing would drop what is still unacked on a dead connection;
-	 * stay until the receiver had its time (the caller kills us).
-	 */
-	printf("wirecheck: sender %u sent %u\n", id, count);
+	printf("wirecheck: sender %u sent %u%s\n", id, count,
+	       exit_early ? ", closing" : "");
 	fflush(stdout);
+	if (exit_early) {
+		close(fd);
+		return 0;
+	}
+	/* Stay until the receiver had its time (the caller kills us): the
+	 * usual test does not depend on what a closed socket leaves behind.
+	 */
 	pause();
 	return 0;
 }

@@ -94,6 +94,7 @@ enum {
  * @c_send_w: retries transmission from process context
  * @c_conn_w: (re)connects after a delay
  * @c_down_w: shuts the transport connection down, then reconnects
+ * @c_timeout_w: drops a connection attempt that is not up in time
  * @c_cm_mutex: serializes the transport's conn_connect and conn_shutdown
  *	(the connect and down workers may run at once on rds_wq): an attempt
  *	never starts after, or runs alongside, the shutdown that follows it
@@ -145,6 +146,7 @@ struct rds_connection {
 	struct delayed_work	c_send_w;
 	struct delayed_work	c_conn_w;
 	struct work_struct	c_down_w;
+	struct delayed_work	c_timeout_w;
 	struct mutex		c_cm_mutex;	/* connect vs shutdown */
 	struct delayed_work	c_lanes_w;
 	unsigned long		c_reconnect_jiffies;

@@ -61,6 +61,10 @@ enum {
 				 * transport may hand them to the network
 				 * stack by reference instead of copying
 				 */
+	RDS_MSG_ORPHAN,		/* its socket closed while it was queued:
+				 * counted in the namespace's orphan bytes
+				 * since m_orphaned; set under c_lock
+				 */
 };
 
 /**
@@ -79,6 +83,7 @@ enum {
  * @m_hdr: wire header; h_sequence is set when queued on the connection
  * @m_ack_seq: sequence whose ack retires the message
  * @m_len: payload bytes
+ * @m_orphaned: jiffies when its socket closed (RDS_MSG_ORPHAN)
  * @m_inc: the message seen as received, for transports that deliver the
  *	sender's own object (loopback); unused by others
  * @m_rdma: the RDMA read or write to carry out before delivery, or NULL
@@ -104,6 +109,7 @@ struct rds_message {
 	struct rds_header	m_hdr;
 	u64			m_ack_seq;
 	unsigned int		m_len;
+	unsigned long		m_orphaned;
 	struct rds_incoming	m_inc;
 	struct rds_rdma_op	*m_rdma;
 	u64			m_rdma_cookie;
