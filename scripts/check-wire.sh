@@ -30,11 +30,13 @@
 #   IW_PAIRS    the same for RDS over iWARP (twohost_iw: siw1 on the
 #               wire); only ours:ours exists; default that with
 #               RDS_IMPL=ours, --short included (about 1 min), else none
-#   FC_BOOT     1 (default with RDS_IMPL=ours) or 0: the first-contact
-#               outages (selftests/hosts/first_contact.sh), ours on both
-#               hosts, RDS/TCP, IB and iWARP in one --rdma boot: every
+#   FC_PAIRS    the first-contact outages (selftests/hosts/first_contact.sh),
+#               one --rdma boot per pair A:B: RDS/TCP, IB and iWARP, every
 #               scenario with 20 s outages, or with --short one scenario
-#               per transport with 5 s outages (about 2 minutes)
+#               per transport with 5 s outages (about 2 minutes); default
+#               with RDS_IMPL=ours "ours:ours intree:ours ours:intree" (ours
+#               sends, Linux receives, over TCP and IB), --short the first
+#               only; none with RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -157,16 +159,18 @@ twohost_rdma_boot() {	# ib|iw A:B
 # Messages queued while the peer is unreachable, their sockets closed,
 # arrive once it is back: both hosts take turns losing their link (QEMU's
 # set_link, served by vm2.sh), over every transport.
-first_contact_boot() {
-	local out=$RESULTS/first-contact log=$RESULTS/first-contact.log rc t0
+first_contact_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/first-contact-$a-$b
+	log=$out.log
 	t0=$(date +%s)
-	scripts/vm2.sh --rdma --timeout 1500 --out "$out" -- \
-		"$(guest_cmd first_contact)" > "$log" 2>&1
+	scripts/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 1500 \
+		--out "$out" -- "$(guest_cmd first_contact)" > "$log" 2>&1
 	rc=$?
-	merge_show "$out/a/results.tap" "first contact, a: "
-	merge_show "$out/b/results.tap" "first contact, b: "
-	result "$rc" "first-contact boot (ours <-> ours, TCP, IB, iWARP) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
-	emit "# first contact: $(($(date +%s) - t0)) s wall for both boots and the test"
+	merge_show "$out/a/results.tap" "first contact ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "first contact ($a <-> $b), b: "
+	result "$rc" "first-contact boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	emit "# first contact ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
 # The two-host runner checks itself (full run only; make check's own
@@ -202,7 +206,7 @@ if [ "$SHORT" = 0 ]; then
 	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
 fi
 
-echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; iWARP pairs ${IW_PAIRS[*]:-none}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
+echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; iWARP pairs ${IW_PAIRS[*]:-none}; first-contact pairs ${FC_PAIRS-default}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
 netns_boot
 for pair in "${PAIRS[@]}"; do
 	case "$pair" in
@@ -222,7 +226,14 @@ for pair in "${IW_PAIRS[@]}"; do
 	*) result 1 "iWARP pair '$pair': only ours:ours (Linux has no RDS over iWARP)" ;;
 	esac
 done
-if [ "${FC_BOOT:-$([ "$IMPL" = ours ] && echo 1 || echo 0)}" = 1 ]; then
-	first_contact_boot
-fi
+fc_default=""
+[ "$IMPL" = ours ] && fc_default="ours:ours intree:ours ours:intree"
+[ "$IMPL" = ours ] && [ "$SHORT" = 1 ] && fc_default="ours:ours"
+read -ra FC_PAIRS <<< "${FC_PAIRS-$fc_default}"
+for pair in "${FC_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours) first_contact_boot "$pair" ;;
+	*) result 1 "first-contact pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
 finish
