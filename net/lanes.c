@@ -236,6 +236,34 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
 }
 
 /**
+ * rds_lanes_send_probe - send Linux's multipath probe on lane 0
+ * @conn0: lane 0 of the peer
+ *
+ * A ping from port RDS_FLAG_PROBE_PORT with our lane counts; the pong
+ * brings the peer's.
+ *
+ * Context: any.
+ */
+static int rds_lanes_send_probe(struct rds_connection *conn0)
+{
+	struct rds_message *rm;
+	int ret;
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	rm->m_daddr = conn0->c_faddr;
+	rm->m_hdr.h_sport = cpu_to_be16(RDS_FLAG_PROBE_PORT);
+	rm->m_hdr.h_dport = 0;
+	rds_lanes_add_exts(conn0, &rm->m_hdr);
+	ret = rds_send_ctl(conn0, rm);
+	if (!ret)
+		rds_stats_inc(rds_net(rds_conn_net(conn0)),
+			      RDS_STAT_SEND_MPATH_PROBE);
+	return ret;
+}
+
+/**
  * rds_conn_probe - send our multipath probe on lane 0, unless one is out
  * @conn0: lane 0 of the peer
  *
@@ -246,7 +274,7 @@ void rds_conn_probe(struct rds_connection *conn0)
 	if (conn0->c_lane0 || !conn0->c_trans->max_lanes ||
 	    test_and_set_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags))
 		return;
-	if (rds_send_probe(conn0))
+	if (rds_lanes_send_probe(conn0))
 		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 }
 EXPORT_SYMBOL_GPL(rds_conn_probe);

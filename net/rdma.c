@@ -509,18 +509,18 @@ void rds_rdma_op_complete(struct rds_rdma_op *op, int status)
 EXPORT_SYMBOL_GPL(rds_rdma_op_complete);
 
 /**
- * rds_rdma_send_complete - an adapter finished a message's operation
+ * rds_rdma_op_notify - an adapter finished a message's operation
  * @rm: the message whose operation (@rm->m_rdma) completed
  * @status: RDS_RDMA_SUCCESS or an RDS_RDMA_* error
  *
  * As rds_rdma_op_complete(), and the sender's notification goes out now,
  * when the operation is done, as Linux reports it, rather than when the
- * peer acknowledges the message. A silent message, which the peer never
- * sees, leaves its connection now: no ack will ever name it.
+ * peer acknowledges the message. rds_rdma_send_complete() (send.c) is
+ * what transports call.
  *
  * Context: process context, may sleep.
  */
-void rds_rdma_send_complete(struct rds_message *rm, int status)
+void rds_rdma_op_notify(struct rds_message *rm, int status)
 {
 	struct rds_sock *rs;
 	bool notified = false;
@@ -544,10 +544,7 @@ void rds_rdma_send_complete(struct rds_message *rm, int status)
 		rds_wake_sk(rs);
 		sock_put(rds_rs_to_sk(rs));
 	}
-	if (rds_message_silent(rm))
-		rds_send_drop_unsent(rm);
 }
-EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
 
 /**
  * rds_rdma_op_free - release an operation with its message

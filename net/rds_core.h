@@ -333,6 +333,8 @@ struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 				__be16 port, u32 scope_id);
 int rds_bind_net_init(struct rds_net *rn);
 void rds_bind_net_exit(struct rds_net *rn);
+
+/* addr.c */
 int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
 		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
 
@@ -415,6 +417,7 @@ void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
 u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
 void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 			    int status);
+void rds_rdma_op_notify(struct rds_message *rm, int status);
 int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
 void rds_rdma_drop_notifications(struct rds_sock *rs);
 
@@ -431,7 +434,7 @@ void rds_send_drop_stale(struct rds_connection *conn, bool failed);
 void rds_send_release_conn(struct rds_sock *rs);
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);
-int rds_send_probe(struct rds_connection *conn0);
+int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm);
 
 /* recv.c */
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,

@@ -214,6 +214,25 @@ void rds_send_drop_unsent(struct rds_message *rm)
 }
 
 /**
+ * rds_rdma_send_complete - an adapter finished a message's operation
+ * @rm: the message whose operation (@rm->m_rdma) completed
+ * @status: RDS_RDMA_SUCCESS or an RDS_RDMA_* error
+ *
+ * The sender hears of it now (rds_rdma_op_notify()). A silent message,
+ * which the peer never sees, leaves its connection now: no ack will ever
+ * name it.
+ *
+ * Context: process context, may sleep.
+ */
+void rds_rdma_send_complete(struct rds_message *rm, int status)
+{
+	rds_rdma_op_notify(rm, status);
+	if (rds_message_silent(rm))
+		rds_send_drop_unsent(rm);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
+
+/**
  * rds_send_drop_rdma_of - drop the queued RDMA messages of @failed's sender
  * @conn: the connection @failed's operation failed on
  * @failed: a message whose RDMA operation the peer refused
@@ -721,10 +740,17 @@ void rds_send_kick(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_send_kick);
 
-/* Queue the control message @rm (a pong or a probe: nobody's socket) on
- * @conn; takes @rm's reference.
+/**
+ * rds_send_ctl - queue a control message of the connection's own
+ * @conn: the connection
+ * @rm: a pong or a multipath probe (nobody's socket); its reference is
+ *	taken, also on failure
+ *
+ * Context: any.
+ * Return: 0, -ENETUNREACH if @conn is being killed, or -ENOBUFS when the
+ * peer has RDS_MAX_PONGS of them unread already.
  */
-static int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm)
+int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 
@@ -801,34 +827,6 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	if (!ret)
 		rds_stats_inc(rn, RDS_STAT_SEND_PONG);
 	rds_conn_put(back);
-	return ret;
-}
-
-/**
- * rds_send_probe - send Linux's multipath probe on lane 0
- * @conn0: lane 0 of the peer
- *
- * A ping from port RDS_FLAG_PROBE_PORT with our lane counts; the pong
- * brings the peer's (net/lanes.c).
- *
- * Context: any.
- */
-int rds_send_probe(struct rds_connection *conn0)
-{
-	struct rds_message *rm;
-	int ret;
-
-	rm = rds_message_alloc(0, GFP_ATOMIC);
-	if (!rm)
-		return -ENOMEM;
-	rm->m_daddr = conn0->c_faddr;
-	rm->m_hdr.h_sport = cpu_to_be16(RDS_FLAG_PROBE_PORT);
-	rm->m_hdr.h_dport = 0;
-	rds_lanes_add_exts(conn0, &rm->m_hdr);
-	ret = rds_send_ctl(conn0, rm);
-	if (!ret)
-		rds_stats_inc(rds_net(rds_conn_net(conn0)),
-			      RDS_STAT_SEND_MPATH_PROBE);
 	return ret;
 }
 
