@@ -27,7 +27,11 @@
 #   midway   an established connection (pings went both ways) loses its
 #            link with the receiver bound, the sender's messages queue
 #            and their sockets close, then the link returns
-#   restart  the same, but the sender's RDS restarts (its modules are
+#   frozen   an established connection's receiver freezes (QEMU's stop,
+#            asked for by the sender: a hung node) while the sender's
+#            sockets queue their messages and close; after the outage it
+#            thaws (cont) and must have everything within the bound
+#   restart  the same as midway, but the sender's RDS restarts (its modules are
 #            reloaded) while the receiver's link is down: a peer that
 #            rebooted, whose sequence numbers start again from 1 while the
 #            receiver still has the old connection and its sequences
@@ -158,6 +162,49 @@ fc_send() {	# NAME RELOAD
 	return $rc
 }
 
+# The frozen receiver: bound, announced, then it knows nothing until it
+# is thawed; everything must be there by the time it checks.
+fz_recv() {	# NAME
+	local name=$1 out=$RDS_TOOLS_WORK/$1.recv pid rc
+	"$WC" recv "$RDS_WIRE_SELF" "$PORT" "$SENDERS" "$MSGS" \
+		$((OUTAGE + BOUND + 120)) > "$out" 2>&1 &
+	pid=$!
+	wirecheck_wait_ready "$out" $pid 30 || { kill $pid; return 1; }
+	wire_mark "$name.ready"
+	wait $pid
+	rc=$?
+	wire_mark "$name.done"
+	cat "$out"
+	[ "$rc" = 0 ] && return 0
+	wirecheck_counters - receiver
+	return 1
+}
+
+# The sender freezes the receiver, queues and closes, thaws it after the
+# outage, and times how long the receiver takes to have everything.
+fz_send() {	# NAME
+	local name=$1 i pids=() rc=0 t_up
+	wire_wait "$name.ready" 180 || return 1
+	wire_ctl peer stop || return 1
+	for ((i = 0; i < SENDERS; i++)); do
+		WC_EXIT=1 "$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$PORT" "$i" \
+			"$MSGS" > "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	cat "$RDS_TOOLS_WORK/$name".send*
+	sleep "$OUTAGE"
+	wire_ctl peer cont || return 1
+	t_up=$SECONDS
+	wire_wait "$name.done" $((BOUND + 60)) || rc=1
+	echo "the receiver had all in $((SECONDS - t_up)) s after it was thawed (bound $BOUND s)" |
+		tee "$RDS_TOOLS_WORK/$name.time"
+	wirecheck_counters - sender
+	[ "$rc" = 0 ] && [ $((SECONDS - t_up)) -le "$BOUND" ]
+}
+
 no_loss_counted() {
 	local l
 	l=$(losses)
@@ -169,6 +216,27 @@ no_loss_counted() {
 established() {
 	wire_mark "$1.up"
 	wire_wait "$1.up" 120 && rds_ping_all "" 3 "$RDS_WIRE_PEER"
+}
+
+# Host a receives and is frozen; host b (ours) sends.
+frozen() {	# NAME
+	local name=$1
+	PORT=$((PORT + 100))
+	if ! sender_is_ours a; then
+		tap_skip "host $ROLE: a hung receiver" "the sender runs Linux's RDS, which drops a closed socket's messages"
+		return 0
+	fi
+	if [ "$ROLE" = a ]; then
+		tap_check "host a receives, frozen for ${OUTAGE} s (a hung node) while $SENDERS closed sockets x $MSGS messages wait over $NAME: all delivered once, in order, intact" \
+			fz_recv "$name"
+	else
+		tap_check "host b freezes host a, sends, closes, thaws it: a has everything within $BOUND s" \
+			fz_send "$name"
+		sed 's/^/# /' "$RDS_TOOLS_WORK/$name.time" 2>/dev/null
+	fi
+	if [ "${RDS_IMPL:-}" = ours ]; then
+		tap_check "host $ROLE: no message counted as lost ($LOSS_RE)" no_loss_counted
+	fi
 }
 
 # scenario NAME RECEIVER(a|b) RELOAD DESCRIPTION
@@ -255,6 +323,8 @@ for TRANS in $TRANSPORTS; do
 	scenario reverse b 1 "first contact after a reload, the higher address unreachable and its RDS loaded late"
 	tap_check "host $ROLE: the connection is up again (pings both ways)" established "$TRANS-midway"
 	scenario midway a 0 "an established connection's link goes down"
+	tap_check "host $ROLE: the connection is up again (pings both ways)" established "$TRANS-frozen"
+	frozen "$TRANS-frozen"
 	tap_check "host $ROLE: the connection is up again (pings both ways)" established "$TRANS-restart"
 	scenario restart a 2 "the sender's RDS restarts while the receiver, which keeps its connection, is unreachable"
 done
