@@ -90,6 +90,21 @@ rds_conn_lookup_rcu(struct hlist_head *head, const struct in6_addr *laddr,
 	return NULL;
 }
 
+/* Lane @k of @conn0's peer, if it is hashed; the caller holds the RCU
+ * read lock or rn->conn_lock.
+ */
+static struct rds_connection *rds_conn_find_lane(struct rds_net *rn,
+						 struct rds_connection *conn0,
+						 unsigned int k)
+{
+	u32 h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
+			      conn0->c_trans->type, conn0->c_tos, k);
+
+	return rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
+				   &conn0->c_faddr, conn0->c_trans,
+				   conn0->c_tos, conn0->c_dev_if, k);
+}
+
 /**
  * rds_addr_is_local - is @addr one of this namespace's own addresses?
  * @net: namespace
@@ -669,17 +684,12 @@ static void rds_conn_expire_lanes(struct rds_connection *conn0)
 	struct rds_net *rn = rds_net(rds_conn_net(conn0));
 	struct rds_connection *lane;
 	unsigned int k;
-	u32 h;
 
 	if (conn0->c_lane0 || !atomic_read(&conn0->c_nlanes))
 		return;
 	for (k = 1; k < RDS_MPATH_WORKERS; k++) {
-		h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
-				  conn0->c_trans->type, conn0->c_tos, k);
 		rcu_read_lock();
-		lane = rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
-					   &conn0->c_faddr, conn0->c_trans,
-					   conn0->c_tos, conn0->c_dev_if, k);
+		lane = rds_conn_find_lane(rn, conn0, k);
 		if (lane && !refcount_inc_not_zero(&lane->c_refs))
 			lane = NULL;
 		rcu_read_unlock();
@@ -1011,17 +1021,12 @@ static unsigned int rds_conn_reap_peer_locked(struct rds_net *rn,
 	struct rds_connection *lane;
 	unsigned int k, reaped = 0;
 	bool all = true;
-	u32 h;
 
 	lockdep_assert_held(&rn->conn_lock);
 	if (!rds_conn_looks_idle(conn0, idle))
 		return 0;
 	for (k = 1; k < RDS_MPATH_WORKERS && atomic_read(&conn0->c_nlanes); k++) {
-		h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
-				  conn0->c_trans->type, conn0->c_tos, k);
-		lane = rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
-					   &conn0->c_faddr, conn0->c_trans,
-					   conn0->c_tos, conn0->c_dev_if, k);
+		lane = rds_conn_find_lane(rn, conn0, k);
 		if (!lane)
 			continue;
 		if (!rds_conn_retire_if_idle_locked(rn, lane, idle)) {
