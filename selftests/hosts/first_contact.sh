@@ -131,10 +131,26 @@ fc_recv() {	# NAME RELOAD (0: none, 1: both hosts, 2: the sender's)
 	return 1
 }
 
+# SENDERS sockets that close as soon as sendmsg() took their messages;
+# true if every one queued all of them.
+send_closing() {	# NAME
+	local name=$1 i pids=() rc=0
+	for ((i = 0; i < SENDERS; i++)); do
+		WC_EXIT=1 "$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$PORT" "$i" \
+			"$MSGS" > "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	cat "$RDS_TOOLS_WORK/$name".send*
+	return $rc
+}
+
 # The sending side: SENDERS sockets that close as soon as their messages
 # are queued, while the peer is unreachable.
 fc_send() {	# NAME RELOAD
-	local name=$1 reload=$2 i pids=() rc=0
+	local name=$1 reload=$2 rc=0
 	if [ "$reload" = 2 ]; then
 		# After the receiver's link is down: nothing of the old
 		# incarnation's end reaches it.
@@ -145,15 +161,7 @@ fc_send() {	# NAME RELOAD
 		wire_mark "$name.reloaded"
 	fi
 	wire_wait "$name.ready" 180 || return 1
-	for ((i = 0; i < SENDERS; i++)); do
-		WC_EXIT=1 "$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$PORT" "$i" \
-			"$MSGS" > "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
-		pids+=($!)
-	done
-	for i in "${pids[@]}"; do
-		wait "$i" || rc=1
-	done
-	cat "$RDS_TOOLS_WORK/$name".send*
+	send_closing "$name" || rc=1
 	"$T/rds-info" -s 2>/dev/null | awk -v p="$RDS_WIRE_PEER" '$3 == p' | wc -l |
 		sed 's/^/messages queued to the peer after every sender closed: /'
 	wire_mark "$name.sent"
@@ -183,18 +191,10 @@ fz_recv() {	# NAME
 # The sender freezes the receiver, queues and closes, thaws it after the
 # outage, and times how long the receiver takes to have everything.
 fz_send() {	# NAME
-	local name=$1 i pids=() rc=0 t_up
+	local name=$1 rc=0 t_up
 	wire_wait "$name.ready" 180 || return 1
 	wire_ctl peer stop || return 1
-	for ((i = 0; i < SENDERS; i++)); do
-		WC_EXIT=1 "$WC" send "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$PORT" "$i" \
-			"$MSGS" > "$RDS_TOOLS_WORK/$name.send$i" 2>&1 &
-		pids+=($!)
-	done
-	for i in "${pids[@]}"; do
-		wait "$i" || rc=1
-	done
-	cat "$RDS_TOOLS_WORK/$name".send*
+	send_closing "$name" || rc=1
 	sleep "$OUTAGE"
 	wire_ctl peer cont || return 1
 	t_up=$SECONDS
