@@ -12,10 +12,6 @@
 
 #include "rds_core.h"
 
-unsigned int rds_net_id __read_mostly;
-struct workqueue_struct *rds_wq;
-DEFINE_PER_CPU(struct rds_obj_counts, rds_obj_counts);
-
 static struct proto rds_proto = {
 	.name		= "RDS",
 	.owner		= THIS_MODULE,

@@ -10,10 +10,13 @@
  * (rs_cong_map) and every connection from or to the address (c_lcong,
  * c_fcong) hold a reference, so idle peers cost nothing once their
  * connections are reaped.
+ *
+ * This file is the store: the maps, their bits and the waits on them,
+ * below connections and sending. Telling peers about changes and taking
+ * in theirs is cong_update.c's; the update message is built in
+ * message.c.
  */
-#include <linux/highmem.h>
 #include <linux/jhash.h>
-#include <linux/uio.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
@@ -155,10 +158,16 @@ bool rds_cong_test(struct rds_cong_map *map, __be16 port)
 	return test_bit_le(be16_to_cpu(port), map->m_bits);
 }
 
+/* The map as it goes on the wire: RDS_CONG_MAP_BYTES, little-endian bits. */
+const u8 *rds_cong_bits(const struct rds_cong_map *map)
+{
+	return (const u8 *)map->m_bits;
+}
+
 /* Tell RDS_CONG_MONITOR sockets that ports in @bits (RDS_CONG_MONITOR_MASK
  * bits) are free again.
  */
-static void rds_cong_notify_monitors(struct rds_net *rn, u64 bits)
+void rds_cong_notify_monitors(struct rds_net *rn, u64 bits)
 {
 	struct rds_sock *rs;
 
@@ -215,78 +224,10 @@ enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs)
 	return congested ? RDS_CONG_SET : RDS_CONG_CLEARED;
 }
 
-static void rds_cong_queue_update(struct rds_connection *conn, void *map)
-{
-	/* Maps go on lane 0 only: in order (connection.c). */
-	if (conn->c_lcong != map || conn->c_loopback || conn->c_lane ||
-	    !(conn->c_trans->caps & RDS_TRANS_CAP_WIRE) ||
-	    rds_conn_state(conn) != RDS_CONN_UP)
-		return;
-	set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
-	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONG_UPDATE_QUEUED);
-	rds_send_kick(conn);
-}
-
-/**
- * rds_cong_changed - act on a change rds_cong_update_locked() reported
- * @rs: the socket whose port changed
- * @change: what rds_cong_update_locked() returned
- *
- * Wakes local senders and monitors when the port uncongested, and sends
- * the new map to every peer connected over a wire (each takes the map as
- * it is when its transmit loop gets to it, so bursts of changes cost one
- * update per peer). A connection coming up sends the whole map anyway.
- *
- * Context: any; no RDS spinlock held.
- */
-void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
-{
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
-
-	if (change == RDS_CONG_SAME)
-		return;
-	if (change == RDS_CONG_CLEARED) {
-		rds_cong_notify_monitors(rn, RDS_CONG_MONITOR_MASK(be16_to_cpu(rs->rs_bound.port)));
-		wake_up_interruptible_all(&rn->cong_waitq);
-	}
-	rds_conn_for_each(rn, rds_cong_queue_update, rs->rs_cong_map);
-}
-
-/**
- * rds_cong_map_msg - a congestion map update for a peer
- * @conn: the connection to send it on
- *
- * Exactly what Linux sends: flags RDS_FLAG_CONG_BITMAP alone, ports and
- * sequence 0, the 8 KiB map of our address as payload. It is sent, never
- * queued or acked.
- *
- * Context: process context (the transmit loop).
- * Return: the message, with one reference, or NULL.
- */
-struct rds_message *rds_cong_map_msg(struct rds_connection *conn)
-{
-	const u8 *bits = (const u8 *)conn->c_lcong->m_bits;
-	struct rds_message *rm;
-	unsigned int i, off = 0;
-
-	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
-	if (!rm)
-		return NULL;
-	for (i = 0; i < rm->m_nents; i++) {
-		struct scatterlist *sg = &rm->m_sg[i];
-
-		memcpy_to_page(sg_page(sg), sg->offset, bits + off, sg->length);
-		off += sg->length;
-	}
-	rm->m_daddr = conn->c_faddr;
-	rm->m_hdr.h_flags = RDS_FLAG_CONG_BITMAP;
-	return rm;
-}
-
 /* Store a peer's map in @map; return the RDS_CONG_MONITOR_MASK bits of
  * the ports that went from congested to free.
  */
-static u64 rds_cong_store(struct rds_cong_map *map, const u8 *new)
+u64 rds_cong_store(struct rds_cong_map *map, const u8 *new)
 {
 	unsigned long *bits = map->m_bits;
 	unsigned int i, b, nwords = RDS_CONG_MAP_BYTES / sizeof(long);
@@ -313,47 +254,6 @@ static u64 rds_cong_store(struct rds_cong_map *map, const u8 *new)
 		}
 	}
 	return mask;
-}
-
-/**
- * rds_cong_recv_map - a peer sent its congestion map
- * @conn: the connection it came on
- * @inc: the message; its header passed rds_hdr_check()
- *
- * Context: the transport's receive path (softirq for TCP).
- */
-void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc)
-{
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
-	struct kvec kv;
-	struct iov_iter it;
-	u64 freed;
-	u8 *buf;
-	int n;
-
-	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
-	if (!buf) {
-		/* The peer sends the whole map again when we reconnect. */
-		rds_conn_drop(conn);
-		return;
-	}
-	kv.iov_base = buf;
-	kv.iov_len = RDS_CONG_MAP_BYTES;
-	iov_iter_kvec(&it, READ, &kv, 1, RDS_CONG_MAP_BYTES);
-	n = conn->c_trans->inc_copy_to_user(inc, &it);
-	if (n != RDS_CONG_MAP_BYTES) {
-		kfree(buf);
-		rds_conn_drop(conn);
-		return;
-	}
-	freed = rds_cong_store(conn->c_fcong, buf);
-	kfree(buf);
-	rds_stats_inc(rn, RDS_STAT_CONG_UPDATE_RECEIVED);
-	atomic_inc(&rn->cong_gen);
-	if (freed) {
-		rds_cong_notify_monitors(rn, freed);
-		wake_up_interruptible_all(&rn->cong_waitq);
-	}
 }
 
 /**

@@ -193,29 +193,6 @@ static void rds_conn_free_worker(struct work_struct *work)
 	wake_up_all(&rds_conn_freed_wq);
 }
 
-/**
- * rds_conn_put - drop a reference to a connection
- * @conn: the connection
- *
- * Context: any; the last reference frees the connection from rds_wq.
- */
-void rds_conn_put(struct rds_connection *conn)
-{
-	if (refcount_dec_and_test(&conn->c_refs))
-		queue_work(rds_wq, &conn->c_free_w);
-}
-EXPORT_SYMBOL_GPL(rds_conn_put);
-
-/**
- * rds_conn_get - take another reference to a connection
- * @conn: a connection the caller holds a reference to
- */
-void rds_conn_get(struct rds_connection *conn)
-{
-	refcount_inc(&conn->c_refs);
-}
-EXPORT_SYMBOL_GPL(rds_conn_get);
-
 static void rds_conn_connect_worker(struct work_struct *work);
 static void rds_conn_down_worker(struct work_struct *work);
 static void rds_conn_timeout_worker(struct work_struct *work);
@@ -661,13 +638,9 @@ static void rds_conn_shutdown(struct rds_connection *conn, bool final)
 		   !test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
 	if (conn->c_trans->conn_shutdown)
 		conn->c_trans->conn_shutdown(conn);
-	/* A message stopped half-way starts again from its first byte. */
-	if (conn->c_xmit_rm) {
-		rds_message_put(conn->c_xmit_rm);
-		conn->c_xmit_rm = NULL;
-		conn->c_xmit_pos = 0;
-	}
-	/* Unacked messages go out again, flagged, after the reconnect. */
+	/* The message stopped half-way starts again from its first byte,
+	 * unacked ones go out again, flagged, after the reconnect.
+	 */
 	rds_send_requeue_retrans(conn);
 	WARN_ON_ONCE(!rds_conn_transition(conn, RDS_CONN_DISCONNECTING,
 					  RDS_CONN_DOWN));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Outgoing message objects: allocation of the payload pages, copies from
- * and to user space, and the reference counts of messages and incomings.
+ * Outgoing message objects: allocation of the payload pages (plain,
+ * zero-copy, the congestion map update), copies from and to user space,
+ * and the reference counts of messages, incomings and the connections
+ * they pin.
  */
 #include <linux/highmem.h>
 #include <linux/module.h>
@@ -84,6 +86,102 @@ err:
 	return NULL;
 }
 
+/**
+ * rds_message_zcopy - a message for a MSG_ZEROCOPY send
+ * @from: the payload, @len bytes
+ * @len: payload length (checked against RDS_MAX_MSG_SIZE by the caller)
+ * @cookie: the sender's cookie
+ *
+ * Holds the user's pages when @from is user memory in at most
+ * RDS_ZCOPY_MAX_NENTS pieces, else copies (the completion comes either
+ * way). The completion is posted once the message is queued
+ * (rds_zcopy_queued_locked()) and later freed.
+ *
+ * Context: process context (the sender).
+ * Return: the message, or ERR_PTR(-ENOBUFS) over RLIMIT_MEMLOCK,
+ * -ENOMEM, -EFAULT.
+ */
+struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
+				      u32 cookie)
+{
+	struct rds_znotifier *zn;
+	struct rds_message *rm;
+	unsigned int nents = 0;
+	int ret;
+
+	zn = kzalloc(sizeof(*zn), GFP_KERNEL_ACCOUNT);
+	if (!zn)
+		return ERR_PTR(-ENOMEM);
+	rds_obj_inc(RDS_OBJ_ZCOPY);
+	INIT_LIST_HEAD(&zn->z_list);
+	zn->z_cookie = cookie;
+
+	if (len && user_backed_iter(from))
+		nents = iov_iter_npages(from, RDS_ZCOPY_MAX_NENTS + 1);
+	if (!nents || nents > RDS_ZCOPY_MAX_NENTS) {
+		rm = rds_message_alloc(len, GFP_KERNEL);
+		if (!rm)
+			goto nomem;
+		rm->m_znotifier = zn;
+		ret = rds_message_copy_from_user(rm, from);
+		if (ret)
+			goto err;
+		return rm;
+	}
+
+	rm = rds_message_alloc_sgs(len, nents, 0, GFP_KERNEL);
+	if (!rm)
+		goto nomem;
+	rm->m_znotifier = zn;
+	set_bit(RDS_MSG_ZCOPY, &rm->m_flags);
+	set_bit(RDS_MSG_PAGES, &rm->m_flags);
+	ret = mm_account_pinned_pages(&zn->z_mmp, len);
+	if (ret)
+		goto err;
+	ret = rds_zcopy_get_pages(rm, from, nents);
+	if (ret)
+		goto err;
+	return rm;
+
+nomem:
+	rds_zcopy_free(zn);
+	return ERR_PTR(-ENOMEM);
+err:
+	rds_message_put(rm);
+	return ERR_PTR(ret);
+}
+
+/**
+ * rds_message_cong_map - a congestion map update for a peer
+ * @conn: the connection to send it on
+ *
+ * Exactly what Linux sends: flags RDS_FLAG_CONG_BITMAP alone, ports and
+ * sequence 0, the 8 KiB map of our address as payload. It is sent, never
+ * queued or acked.
+ *
+ * Context: process context (the transmit loop).
+ * Return: the message, with one reference, or NULL.
+ */
+struct rds_message *rds_message_cong_map(struct rds_connection *conn)
+{
+	const u8 *bits = rds_cong_bits(conn->c_lcong);
+	struct rds_message *rm;
+	unsigned int i, off = 0;
+
+	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
+	if (!rm)
+		return NULL;
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+
+		memcpy_to_page(sg_page(sg), sg->offset, bits + off, sg->length);
+		off += sg->length;
+	}
+	rm->m_daddr = conn->c_faddr;
+	rm->m_hdr.h_flags = RDS_FLAG_CONG_BITMAP;
+	return rm;
+}
+
 static void rds_message_free(struct rds_message *rm)
 {
 	unsigned int i;
@@ -164,6 +262,33 @@ int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to)
 	return copied;
 }
 EXPORT_SYMBOL_GPL(rds_message_copy_to_user);
+
+/* Messages and incomings pin the connection they go or came on, so the
+ * connection's reference count is here, below connection.c: the last
+ * put hands the connection to its free worker there (c_free_w).
+ */
+/**
+ * rds_conn_put - drop a reference to a connection
+ * @conn: the connection
+ *
+ * Context: any; the last reference frees the connection from rds_wq.
+ */
+void rds_conn_put(struct rds_connection *conn)
+{
+	if (refcount_dec_and_test(&conn->c_refs))
+		queue_work(rds_wq, &conn->c_free_w);
+}
+EXPORT_SYMBOL_GPL(rds_conn_put);
+
+/**
+ * rds_conn_get - take another reference to a connection
+ * @conn: a connection the caller holds a reference to
+ */
+void rds_conn_get(struct rds_connection *conn)
+{
+	refcount_inc(&conn->c_refs);
+}
+EXPORT_SYMBOL_GPL(rds_conn_get);
 
 /**
  * rds_inc_init - prepare a received message for rds_recv_incoming()

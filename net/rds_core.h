@@ -3,6 +3,21 @@
  * Private to rds.ko: the socket, the per-namespace state and what the
  * core's files share with each other.
  *
+ * Layers, bottom up: a file calls only into files listed before it, the
+ * knot's three excepted, which call each other; this header declares
+ * them in the same order. scripts/check-layering.sh checks that the
+ * objects have no other cycle.
+ *   leaves   stats.c (module-wide state), addr.c, wire.c, trace.c,
+ *            transport.c, cong.c (the map store), zcopy.c
+ *   objects  bind.c (bound sockets), rdma.c (MRs, RDMA operations),
+ *            message.c (messages, incomings, connection references)
+ *   the knot connection.c, lanes.c, send.c: a connection's workers
+ *            transmit and requeue, a send picks a lane and brings its
+ *            connection up, lanes send probes on connections
+ *   users    cong_update.c (the map protocol), recv.c, info.c, sysctl.c,
+ *            sockopt.c, debugfs.c
+ *   top      af_rds.c: the socket family, module init and exit
+ *
  * Lock order (outer first); all spinlocks are taken with BHs off because
  * transports deliver and ack from softirq context:
  *   lock_sock(rds_sock)
@@ -314,6 +329,18 @@ static inline void rds_obj_dec(enum rds_obj obj)
 
 extern struct workqueue_struct *rds_wq;
 
+/* What each file offers the others, from the bottom up: a file calls
+ * only into the sections above its own (the knot excepted).
+ */
+
+/* stats.c: rds_net_id, rds_wq and rds_obj_counts above; the counter
+ * names in stats.h.
+ */
+
+/* addr.c */
+int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
+		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
+
 /* transport.c */
 int rds_trans_init(void);
 void rds_trans_exit(void);
@@ -326,6 +353,59 @@ const struct rds_transport *rds_trans_find_for_addr(struct net *net,
 						    const struct in6_addr *addr,
 						    u32 scope_id);
 
+/* cong.c: the map store */
+struct rds_cong_map;
+struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
+				      const struct in6_addr *addr);
+void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
+bool rds_cong_test(struct rds_cong_map *map, __be16 port);
+bool rds_cong_any(struct rds_cong_map *map);
+const u8 *rds_cong_bits(const struct rds_cong_map *map);
+u64 rds_cong_store(struct rds_cong_map *map, const u8 *new);
+void rds_cong_notify_monitors(struct rds_net *rn, u64 bits);
+int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
+		  bool nonblock, struct rds_sock *rs, long *timeo);
+enum rds_cong_change {
+	RDS_CONG_SAME,
+	RDS_CONG_SET,
+	RDS_CONG_CLEARED,
+};
+
+enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs);
+void rds_cong_net_exit(struct rds_net *rn);
+
+/* zcopy.c */
+/**
+ * struct rds_znotifier - the completion of one MSG_ZEROCOPY send
+ * @z_list: on the sender's rs_zcookie_queue (under its rs_lock)
+ * @z_rs: the sender (a sock reference) once the message is queued; NULL
+ *	before, so a failed sendmsg() posts nothing
+ * @z_mmp: pinned pages charged to the user's RLIMIT_MEMLOCK
+ * @z_cookie: the sender's RDS_CMSG_ZCOPY_COOKIE
+ */
+struct rds_znotifier {
+	struct list_head	z_list;
+	struct rds_sock		*z_rs;
+	struct mmpin		z_mmp;
+	u32			z_cookie;
+};
+
+/* Payload entries one message may have: one per page of the largest
+ * message, plus one for an unaligned start; a buffer cut into more
+ * pieces (many small iovecs) is copied instead.
+ */
+#define RDS_ZCOPY_MAX_NENTS	((RDS_MAX_MSG_SIZE >> PAGE_SHIFT) + 1)
+
+int rds_zcopy_cookie(struct cmsghdr *cmsg, u32 *cookie);
+int rds_zcopy_get_pages(struct rds_message *rm, struct iov_iter *from,
+			unsigned int nents);
+void rds_zcopy_free(struct rds_znotifier *zn);
+void rds_zcopy_queued_locked(struct rds_sock *rs, struct rds_message *rm);
+void rds_zcopy_unpin(struct rds_message *rm);
+void rds_zcopy_notify(struct rds_znotifier *zn);
+int rds_zcopy_recv(struct rds_sock *rs, struct msghdr *msg);
+void rds_zcopy_drop_completions(struct rds_sock *rs);
+
 /* bind.c */
 int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 void rds_remove_bound(struct rds_sock *rs);
@@ -334,9 +414,35 @@ struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 int rds_bind_net_init(struct rds_net *rn);
 void rds_bind_net_exit(struct rds_net *rn);
 
-/* addr.c */
-int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
-		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
+/* rdma.c */
+int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
+int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
+			unsigned int optlen);
+int rds_free_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
+void rds_rdma_drop_mrs(struct rds_sock *rs);
+void rds_rdma_op_free(struct rds_rdma_op *op);
+int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
+			 struct msghdr *msg);
+void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
+void rds_rdma_set_exthdrs(struct rds_message *rm);
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
+u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
+void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
+			    int status);
+void rds_rdma_op_notify(struct rds_message *rm, int status);
+int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
+void rds_rdma_drop_notifications(struct rds_sock *rs);
+
+/* message.c (and rds_conn_get/put, in <net/rds/connection.h>) */
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
+int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
+struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
+					  size_t extra, gfp_t gfp);
+struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
+				      u32 cookie);
+struct rds_message *rds_message_cong_map(struct rds_connection *conn);
+
+/* The knot: connection.c, lanes.c and send.c call each other. */
 
 /* connection.c */
 void rds_conn_connect_if_down(struct rds_connection *conn);
@@ -367,60 +473,6 @@ unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 void rds_lanes_unsettle(struct rds_sock *rs);
 void rds_lanes_init(void);
 
-/* cong.c, the wire half */
-struct rds_message *rds_cong_map_msg(struct rds_connection *conn);
-void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
-
-/* message.c */
-struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
-int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
-struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
-					  size_t extra, gfp_t gfp);
-
-/* zcopy.c */
-/**
- * struct rds_znotifier - the completion of one MSG_ZEROCOPY send
- * @z_list: on the sender's rs_zcookie_queue (under its rs_lock)
- * @z_rs: the sender (a sock reference) once the message is queued; NULL
- *	before, so a failed sendmsg() posts nothing
- * @z_mmp: pinned pages charged to the user's RLIMIT_MEMLOCK
- * @z_cookie: the sender's RDS_CMSG_ZCOPY_COOKIE
- */
-struct rds_znotifier {
-	struct list_head	z_list;
-	struct rds_sock		*z_rs;
-	struct mmpin		z_mmp;
-	u32			z_cookie;
-};
-
-int rds_zcopy_cookie(struct cmsghdr *cmsg, u32 *cookie);
-struct rds_message *rds_zcopy_message(struct iov_iter *from, size_t len,
-				      u32 cookie);
-void rds_zcopy_queued_locked(struct rds_sock *rs, struct rds_message *rm);
-void rds_zcopy_unpin(struct rds_message *rm);
-void rds_zcopy_notify(struct rds_znotifier *zn);
-int rds_zcopy_recv(struct rds_sock *rs, struct msghdr *msg);
-void rds_zcopy_drop_completions(struct rds_sock *rs);
-
-/* rdma.c */
-int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
-int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
-			unsigned int optlen);
-int rds_free_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
-void rds_rdma_drop_mrs(struct rds_sock *rs);
-void rds_rdma_op_free(struct rds_rdma_op *op);
-int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
-			 struct msghdr *msg);
-void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
-void rds_rdma_set_exthdrs(struct rds_message *rm);
-void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
-u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
-void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
-			    int status);
-void rds_rdma_op_notify(struct rds_message *rm, int status);
-int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
-void rds_rdma_drop_notifications(struct rds_sock *rs);
-
 /* send.c */
 int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len);
 void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
@@ -436,34 +488,25 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);
 int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm);
 
+/* Above the knot. */
+
+/* cong_update.c: the map protocol */
+void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change);
+void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
+
 /* recv.c */
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		int msg_flags);
 void rds_clear_recv_queue(struct rds_sock *rs);
 bool rds_recv_pending(struct rds_sock *rs);
 
-/* cong.c */
-struct rds_cong_map;
-struct rds_cong_map *rds_cong_map_get(struct rds_net *rn,
-				      const struct in6_addr *addr);
-void rds_cong_map_put(struct rds_net *rn, struct rds_cong_map *map);
-bool rds_cong_test(struct rds_cong_map *map, __be16 port);
-bool rds_cong_any(struct rds_cong_map *map);
-int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
-		  bool nonblock, struct rds_sock *rs, long *timeo);
-enum rds_cong_change {
-	RDS_CONG_SAME,
-	RDS_CONG_SET,
-	RDS_CONG_CLEARED,
-};
-
-enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs);
-void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change);
-void rds_cong_net_exit(struct rds_net *rn);
-
 /* info.c */
 int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 			int __user *optlen);
+
+/* sysctl.c */
+int rds_sysctl_net_init(struct rds_net *rn);
+void rds_sysctl_net_exit(struct rds_net *rn);
 
 /* sockopt.c */
 int rds_setsockopt(struct socket *sock, int level, int optname,
@@ -471,12 +514,10 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 int rds_getsockopt(struct socket *sock, int level, int optname,
 		   char __user *optval, int __user *optlen);
 
-/* sysctl.c */
-int rds_sysctl_net_init(struct rds_net *rn);
-void rds_sysctl_net_exit(struct rds_net *rn);
-
 /* debugfs.c */
 void rds_debugfs_init(void);
 void rds_debugfs_exit(void);
+
+/* af_rds.c, the top: the socket family and module init/exit. */
 
 #endif /* _RDS_CORE_H */

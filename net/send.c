@@ -345,10 +345,12 @@ void rds_send_drop_stale(struct rds_connection *conn, bool failed)
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 }
 
-/* After a disconnect, unacked messages go out again, in order, flagged;
+/* After a disconnect, a message stopped half-way starts again from its
+ * first byte, and unacked messages go out again, in order, flagged;
  * those carrying RDMA are dropped instead (an RDMA is never done twice:
  * the first may have reached the peer's memory), as Linux does. Their
  * senders learn the operation's outcome, or RDS_RDMA_DROPPED.
+ * Called by the shutdown, with the transmit loop out (IN_XMIT clear).
  */
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
@@ -357,6 +359,11 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	LIST_HEAD(dropped);
 	int n = 0;
 
+	if (conn->c_xmit_rm) {
+		rds_message_put(conn->c_xmit_rm);
+		conn->c_xmit_rm = NULL;
+		conn->c_xmit_pos = 0;
+	}
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
 		if (rm->m_rdma) {
@@ -570,7 +577,7 @@ static struct rds_message *rds_send_next(struct rds_connection *conn,
 	/* Tested first: no locked operation per message when clear. */
 	if (test_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags) &&
 	    test_and_clear_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags)) {
-		rm = rds_cong_map_msg(conn);
+		rm = rds_message_cong_map(conn);
 		if (!rm) {
 			set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
 			*err = -ENOMEM;
@@ -1078,7 +1085,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return ret;
 
 	if (zcopy) {
-		rm = rds_zcopy_message(&msg->msg_iter, payload_len, zcookie);
+		rm = rds_message_zcopy(&msg->msg_iter, payload_len, zcookie);
 		if (IS_ERR(rm))
 			return PTR_ERR(rm);
 	} else {

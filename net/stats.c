@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Counter names for RDS_INFO_COUNTERS, in enum rds_stat order. */
+/*
+ * The module-wide state every core file reads (set up by af_rds.c's
+ * init, which calls into every file: defined here, below them all, so
+ * that reading it makes no file depend on the module's top), and the
+ * counter names for RDS_INFO_COUNTERS.
+ */
 #include "rds_core.h"
+
+unsigned int rds_net_id __read_mostly;
+struct workqueue_struct *rds_wq;
+DEFINE_PER_CPU(struct rds_obj_counts, rds_obj_counts);
+
+/* In enum rds_stat order. */
 
 const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_CONN_RESET]			= "conn_reset",

@@ -18,6 +18,9 @@
  * may not be what the peer receives (a retransmission after a reconnect
  * reads the buffer again); unmapping it is safe, the pages stay held.
  *
+ * message.c builds the message (rds_message_zcopy()); this file holds
+ * its pages, charges them and posts the completion.
+ *
  * Lock order: rs_lock only, taken with BHs off (completions are posted
  * from the transport's ack path in softirq).
  */
@@ -30,13 +33,7 @@
 
 #include "rds_core.h"
 
-/* Payload entries one message may have: one per page of the largest
- * message, plus one for an unaligned start; a buffer cut into more
- * pieces (many small iovecs) is copied instead.
- */
-#define RDS_ZCOPY_MAX_NENTS	((RDS_MAX_MSG_SIZE >> PAGE_SHIFT) + 1)
-
-static void rds_zcopy_free(struct rds_znotifier *zn)
+void rds_zcopy_free(struct rds_znotifier *zn)
 {
 	kfree(zn);
 	rds_obj_dec(RDS_OBJ_ZCOPY);
@@ -61,8 +58,8 @@ int rds_zcopy_cookie(struct cmsghdr *cmsg, u32 *cookie)
 /* Hold the user pages of @from in @rm's entries (m_nents counts them,
  * so freeing @rm gives back whatever was taken).
  */
-static int rds_zcopy_get_pages(struct rds_message *rm, struct iov_iter *from,
-			       unsigned int nents)
+int rds_zcopy_get_pages(struct rds_message *rm, struct iov_iter *from,
+			unsigned int nents)
 {
 	struct page *pages[16];
 	unsigned int n, i, len;
@@ -89,71 +86,6 @@ static int rds_zcopy_get_pages(struct rds_message *rm, struct iov_iter *from,
 		}
 	}
 	return 0;
-}
-
-/**
- * rds_zcopy_message - a message for a MSG_ZEROCOPY send
- * @from: the payload, @len bytes
- * @len: payload length (checked against RDS_MAX_MSG_SIZE by the caller)
- * @cookie: the sender's cookie
- *
- * Holds the user's pages when @from is user memory in at most
- * RDS_ZCOPY_MAX_NENTS pieces, else copies (the completion comes either
- * way). The completion is posted once the message is queued
- * (rds_zcopy_queued_locked()) and later freed.
- *
- * Context: process context (the sender).
- * Return: the message, or ERR_PTR(-ENOBUFS) over RLIMIT_MEMLOCK,
- * -ENOMEM, -EFAULT.
- */
-struct rds_message *rds_zcopy_message(struct iov_iter *from, size_t len,
-				      u32 cookie)
-{
-	struct rds_znotifier *zn;
-	struct rds_message *rm;
-	unsigned int nents = 0;
-	int ret;
-
-	zn = kzalloc(sizeof(*zn), GFP_KERNEL_ACCOUNT);
-	if (!zn)
-		return ERR_PTR(-ENOMEM);
-	rds_obj_inc(RDS_OBJ_ZCOPY);
-	INIT_LIST_HEAD(&zn->z_list);
-	zn->z_cookie = cookie;
-
-	if (len && user_backed_iter(from))
-		nents = iov_iter_npages(from, RDS_ZCOPY_MAX_NENTS + 1);
-	if (!nents || nents > RDS_ZCOPY_MAX_NENTS) {
-		rm = rds_message_alloc(len, GFP_KERNEL);
-		if (!rm)
-			goto nomem;
-		rm->m_znotifier = zn;
-		ret = rds_message_copy_from_user(rm, from);
-		if (ret)
-			goto err;
-		return rm;
-	}
-
-	rm = rds_message_alloc_sgs(len, nents, 0, GFP_KERNEL);
-	if (!rm)
-		goto nomem;
-	rm->m_znotifier = zn;
-	set_bit(RDS_MSG_ZCOPY, &rm->m_flags);
-	set_bit(RDS_MSG_PAGES, &rm->m_flags);
-	ret = mm_account_pinned_pages(&zn->z_mmp, len);
-	if (ret)
-		goto err;
-	ret = rds_zcopy_get_pages(rm, from, nents);
-	if (ret)
-		goto err;
-	return rm;
-
-nomem:
-	rds_zcopy_free(zn);
-	return ERR_PTR(-ENOMEM);
-err:
-	rds_message_put(rm);
-	return ERR_PTR(ret);
 }
 
 /**
