@@ -155,6 +155,7 @@ elif [ "$MODE" != normal ]; then
 else
 	step "sparse (make C=2) reports nothing" scripts/sparse.sh
 	step "checkpatch --strict clean" scripts/checkpatch.sh
+	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check-layering.sh
 	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
 fi
 if [ "$MODE" != normal ]; then
