@@ -838,8 +838,8 @@ static bool rds_conn_of_trans(struct rds_connection *conn, const void *arg)
  * transport and the namespace) and are dropped. Returns once every such
  * connection is freed, so the module or the namespace may go. The caller
  * makes sure no new ones are created: the module is past its
- * rds_trans_unregister(), or the namespace's listener is closed and its
- * sockets are gone.
+ * rds_trans_withdraw() (rds_trans_unregister() calls this next), or the
+ * namespace's listener is closed and its sockets are gone.
  *
  * Context: process context, may sleep.
  */
@@ -871,6 +871,27 @@ void rds_conn_destroy_transport(const struct rds_transport *trans,
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_of_trans, &m));
 }
 EXPORT_SYMBOL_GPL(rds_conn_destroy_transport);
+
+/**
+ * rds_trans_unregister - withdraw a transport and destroy its connections
+ * @trans: a table registered with rds_trans_register()
+ *
+ * After this returns no new socket or connection can find @trans
+ * (rds_trans_withdraw()), and every connection it had, in every
+ * namespace, is freed (rds_conn_destroy_transport()): what messages they
+ * still held belonged to closed sockets. Users that already held @trans
+ * keep its module pinned, so this is only reached from the module's exit
+ * (or its init's unwind) once they are gone; from then on no connection
+ * of it can be created either (__rds_conn_create() pins the module).
+ *
+ * Context: process context, may sleep.
+ */
+void rds_trans_unregister(const struct rds_transport *trans)
+{
+	rds_trans_withdraw(trans);
+	rds_conn_destroy_transport(trans, NULL);
+}
+EXPORT_SYMBOL_GPL(rds_trans_unregister);
 
 /**
  * rds_conn_net_exit - destroy a dying namespace's connections

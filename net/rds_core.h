@@ -344,6 +344,7 @@ int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
 /* transport.c */
 int rds_trans_init(void);
 void rds_trans_exit(void);
+void rds_trans_withdraw(const struct rds_transport *trans);
 void rds_trans_for_each(void (*fn)(const struct rds_transport *trans,
 				   void *arg),
 			void *arg);

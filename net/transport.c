@@ -61,16 +61,16 @@ int rds_trans_register(const struct rds_transport *trans)
 EXPORT_SYMBOL_GPL(rds_trans_register);
 
 /**
- * rds_trans_unregister - withdraw a transport
+ * rds_trans_withdraw - take a transport out of its slot
  * @trans: a table previously registered
  *
- * After this returns no new socket or connection can find @trans. Users
- * that already hold it keep its module pinned, so this is only reached
- * from module exit once they are gone.
+ * After this returns no new socket or connection can find @trans. The
+ * first half of rds_trans_unregister() (connection.c), which then
+ * destroys the transport's connections.
  *
  * Context: process context, may sleep.
  */
-void rds_trans_unregister(const struct rds_transport *trans)
+void rds_trans_withdraw(const struct rds_transport *trans)
 {
 	mutex_lock(&rds_trans_mutex);
 	if (rds_trans_slots[trans->type] == trans)
@@ -78,7 +78,6 @@ void rds_trans_unregister(const struct rds_transport *trans)
 	mutex_unlock(&rds_trans_mutex);
 	pr_info("rds: unregistered transport %s\n", trans->name);
 }
-EXPORT_SYMBOL_GPL(rds_trans_unregister);
 
 static const struct rds_transport *rds_trans_get_locked(enum rds_trans_type type)
 {

@@ -11,7 +11,7 @@
 
 #include "../rdma/rds_rdma.h"
 
-static struct rds_rdma_flavor rds_ib_flavor;
+static const struct rds_rdma_flavor rds_ib_flavor;
 
 static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 			      __u32 scope_id)
@@ -36,8 +36,9 @@ static const struct rds_info_table rds_ib_info[] = {
 	  rds_ib_info6 },
 };
 
-static struct rds_rdma_flavor rds_ib_flavor = {
+static const struct rds_rdma_flavor rds_ib_flavor = {
 	.trans = {
+		RDS_RDMA_ENGINE_OPS,
 		.name			= "infiniband",
 		.type			= RDS_TRANS_TYPE_IB,
 		.owner			= THIS_MODULE,
@@ -56,6 +57,8 @@ static struct rds_rdma_flavor rds_ib_flavor = {
 	.rnr_retry	= true,
 };
 
+static struct rds_rdma_flavor_link rds_ib_link = { .fl = &rds_ib_flavor };
+
 static int __init rds_ib_init(void)
 {
 	int ret;
@@ -63,7 +66,7 @@ static int __init rds_ib_init(void)
 	ret = rds_rdma_engine_init();
 	if (ret)
 		return ret;
-	ret = rds_rdma_flavor_register(&rds_ib_flavor);
+	ret = rds_rdma_flavor_register(&rds_ib_link);
 	if (ret)
 		rds_rdma_engine_exit();
 	return ret;
@@ -71,7 +74,7 @@ static int __init rds_ib_init(void)
 
 static void __exit rds_ib_exit(void)
 {
-	rds_rdma_flavor_unregister(&rds_ib_flavor);
+	rds_rdma_flavor_unregister(&rds_ib_link);
 	rds_rdma_engine_exit();
 }
 

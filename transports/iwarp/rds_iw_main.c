@@ -17,7 +17,7 @@
 
 #include "../rdma/rds_rdma.h"
 
-static struct rds_rdma_flavor rds_iw_flavor;
+static const struct rds_rdma_flavor rds_iw_flavor;
 
 static int rds_iw_laddr_check(struct net *net, const struct in6_addr *addr,
 			      __u32 scope_id)
@@ -38,8 +38,9 @@ static const struct rds_info_table rds_iw_info[] = {
 	  rds_iw_info4 },
 };
 
-static struct rds_rdma_flavor rds_iw_flavor = {
+static const struct rds_rdma_flavor rds_iw_flavor = {
 	.trans = {
+		RDS_RDMA_ENGINE_OPS,
 		.name			= "iwarp",
 		.type			= RDS_TRANS_TYPE_IWARP,
 		.owner			= THIS_MODULE,
@@ -55,14 +56,16 @@ static struct rds_rdma_flavor rds_iw_flavor = {
 	.rnr_retry	= false,
 };
 
+static struct rds_rdma_flavor_link rds_iw_link = { .fl = &rds_iw_flavor };
+
 static int __init rds_iw_init(void)
 {
-	return rds_rdma_flavor_register(&rds_iw_flavor);
+	return rds_rdma_flavor_register(&rds_iw_link);
 }
 
 static void __exit rds_iw_exit(void)
 {
-	rds_rdma_flavor_unregister(&rds_iw_flavor);
+	rds_rdma_flavor_unregister(&rds_iw_link);
 }
 
 module_init(rds_iw_init);

@@ -110,9 +110,10 @@ static int __init rds_loop_init(void)
 
 static void __exit rds_loop_exit(void)
 {
+	/* No socket pins us any more: the connections left belong to
+	 * closed ones, and go with the transport.
+	 */
 	rds_trans_unregister(&rds_loop_transport);
-	/* No socket pins us any more: what is left belongs to closed ones. */
-	rds_conn_destroy_transport(&rds_loop_transport, NULL);
 }
 
 module_init(rds_loop_init);

@@ -107,7 +107,8 @@ union rds_rdma_cdata {
 
 /**
  * struct rds_rdma_flavor - one transport served by the engine
- * @trans: the transport's ops; the engine's functions fill most of it
+ * @trans: the transport's ops: RDS_RDMA_ENGINE_OPS and the flavor's own
+ *	name, type, owner, laddr_check, info and stats
  * @node_type: the device node type it serves (RDMA_NODE_IB_CA, _RNIC)
  * @atomics: the transport offers RDMA atomics
  * @write_completes_remotely: a WRITE's completion means the peer placed
@@ -128,7 +129,9 @@ union rds_rdma_cdata {
  * @rnr_retry: a SEND that finds no receive posted is retried (IB and
  *	RoCE); without it (iWARP) the receive ring must be posted before
  *	the request goes out, so fragments stay RDS_FRAG_SIZE there
- * @list: on rds_rdma_flavors
+ *
+ * A flavor is a static const table in its module; what registering
+ * links is a struct rds_rdma_flavor_link.
  */
 struct rds_rdma_flavor {
 	struct rds_transport	trans;
@@ -138,8 +141,37 @@ struct rds_rdma_flavor {
 	bool			send_after_rdma;
 	bool			cm_yield;
 	bool			rnr_retry;
-	struct list_head	list;
 };
+
+/**
+ * struct rds_rdma_flavor_link - a flavor's entry on the engine's list
+ * @fl: the flavor
+ * @list: on rds_rdma_flavors (rds_rdma_main.c), under its mutex
+ */
+struct rds_rdma_flavor_link {
+	const struct rds_rdma_flavor	*fl;
+	struct list_head		list;
+};
+
+/* The engine's ops, the same for every flavor: a flavor's transport
+ * table starts with these and sets only its own fields (name, type,
+ * owner, laddr_check, info, stats).
+ */
+#define RDS_RDMA_ENGINE_OPS						\
+	.caps			= RDS_TRANS_CAP_WIRE,			\
+	.conn_data_size		= sizeof(struct rds_rdma_conn),		\
+	.conn_alloc		= rds_rdma_conn_alloc,			\
+	.conn_free		= rds_rdma_conn_free,			\
+	.conn_connect		= rds_rdma_conn_connect,		\
+	.conn_shutdown		= rds_rdma_conn_shutdown,		\
+	.xmit			= rds_rdma_xmit,			\
+	.xmit_complete		= rds_rdma_xmit_complete,		\
+	.xmit_rdma		= rds_rdma_xmit_rdma,			\
+	.rdma_check		= rds_rdma_rdma_check,			\
+	.mr_register		= rds_rdma_mr_register,			\
+	.mr_free		= rds_rdma_mr_free,			\
+	.inc_copy_to_user	= rds_rdma_inc_copy_to_user,		\
+	.inc_free		= rds_rdma_inc_free
 
 static inline const struct rds_rdma_flavor *
 rds_rdma_flavor_of_trans(const struct rds_transport *trans)
@@ -457,8 +489,8 @@ int rds_rdma_laddr_check(struct net *net, const struct in6_addr *addr,
 
 /* rds_rdma_main.c: the flavors */
 const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t);
-int rds_rdma_flavor_register(struct rds_rdma_flavor *fl);
-void rds_rdma_flavor_unregister(struct rds_rdma_flavor *fl);
+int rds_rdma_flavor_register(struct rds_rdma_flavor_link *link);
+void rds_rdma_flavor_unregister(struct rds_rdma_flavor_link *link);
 void rds_rdma_drop_dev_conns(struct ib_device *ibdev);
 void rds_rdma_info_fill(struct net *net, struct rds_info_buf *b,
 			const struct rds_transport *trans, bool v6);

@@ -508,6 +508,7 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 		rdma_destroy_id(id);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_connect);
 
 /* The peer's request did not come after a race (RDS_RDMA_PEER_FIRST):
  * connect ourselves. rds_rdma_conn_connect() sees, under i_cm_mutex,

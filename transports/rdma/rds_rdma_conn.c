@@ -27,6 +27,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_LIST_HEAD(&ic->i_rdma_live);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
 
 void rds_rdma_conn_free(struct rds_connection *conn)
 {
@@ -39,6 +40,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_ack_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_free);
 
 /**
  * rds_rdma_qp_event - asynchronous events of a connection's queue pair
@@ -317,3 +319,4 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	if (stale)
 		rdma_destroy_id(stale);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_conn_shutdown);

@@ -13,7 +13,7 @@
 struct workqueue_struct *rds_rdma_wq;
 DEFINE_PER_CPU(u64 [RDS_RDMA_STAT_MAX], rds_rdma_stats);
 
-static LIST_HEAD(rds_rdma_flavors);
+static LIST_HEAD(rds_rdma_flavors);	/* struct rds_rdma_flavor_link */
 static DEFINE_MUTEX(rds_rdma_flavors_mutex);	/* rds_rdma_flavors */
 
 const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
@@ -72,12 +72,14 @@ EXPORT_SYMBOL_GPL(rds_rdma_stats_sum);
  */
 const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t)
 {
-	struct rds_rdma_flavor *fl, *found = NULL;
+	const struct rds_rdma_flavor *found = NULL;
+	struct rds_rdma_flavor_link *link;
 
 	mutex_lock(&rds_rdma_flavors_mutex);
-	list_for_each_entry(fl, &rds_rdma_flavors, list) {
-		if (fl->node_type == t && try_module_get(fl->trans.owner)) {
-			found = fl;
+	list_for_each_entry(link, &rds_rdma_flavors, list) {
+		if (link->fl->node_type == t &&
+		    try_module_get(link->fl->trans.owner)) {
+			found = link->fl;
 			break;
 		}
 	}
@@ -87,37 +89,20 @@ const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t)
 
 /**
  * rds_rdma_flavor_register - a transport joins the engine
- * @fl: its flavor; @fl->trans (name, type, owner, laddr_check, info and
- *	stats set by the flavor) gets the engine's ops and is registered
- *	with the core
+ * @link: its entry: @link->fl is the flavor, whose const transport table
+ *	(RDS_RDMA_ENGINE_OPS and its own fields) is registered with the core
  *
  * Context: module init.
  */
-int rds_rdma_flavor_register(struct rds_rdma_flavor *fl)
+int rds_rdma_flavor_register(struct rds_rdma_flavor_link *link)
 {
-	struct rds_transport *t = &fl->trans;
 	int ret;
 
-	/* The engine's ops: a flavor's module sets only what differs. */
-	t->caps = RDS_TRANS_CAP_WIRE;
-	t->conn_data_size = sizeof(struct rds_rdma_conn);
-	t->conn_alloc = rds_rdma_conn_alloc;
-	t->conn_free = rds_rdma_conn_free;
-	t->conn_connect = rds_rdma_conn_connect;
-	t->conn_shutdown = rds_rdma_conn_shutdown;
-	t->xmit = rds_rdma_xmit;
-	t->xmit_complete = rds_rdma_xmit_complete;
-	t->xmit_rdma = rds_rdma_xmit_rdma;
-	t->rdma_check = rds_rdma_rdma_check;
-	t->mr_register = rds_rdma_mr_register;
-	t->mr_free = rds_rdma_mr_free;
-	t->inc_copy_to_user = rds_rdma_inc_copy_to_user;
-	t->inc_free = rds_rdma_inc_free;
-	ret = rds_trans_register(t);
+	ret = rds_trans_register(&link->fl->trans);
 	if (ret)
 		return ret;
 	mutex_lock(&rds_rdma_flavors_mutex);
-	list_add_tail(&fl->list, &rds_rdma_flavors);
+	list_add_tail(&link->list, &rds_rdma_flavors);
 	mutex_unlock(&rds_rdma_flavors_mutex);
 	return 0;
 }
@@ -125,19 +110,19 @@ EXPORT_SYMBOL_GPL(rds_rdma_flavor_register);
 
 /**
  * rds_rdma_flavor_unregister - a transport leaves the engine
- * @fl: its flavor
+ * @link: its entry, as registered
  *
- * No request is handed to it any more; its connections are destroyed.
+ * No request is handed to it any more; its connections are destroyed
+ * (rds_trans_unregister()).
  *
  * Context: module exit.
  */
-void rds_rdma_flavor_unregister(struct rds_rdma_flavor *fl)
+void rds_rdma_flavor_unregister(struct rds_rdma_flavor_link *link)
 {
 	mutex_lock(&rds_rdma_flavors_mutex);
-	list_del(&fl->list);
+	list_del(&link->list);
 	mutex_unlock(&rds_rdma_flavors_mutex);
-	rds_trans_unregister(&fl->trans);
-	rds_conn_destroy_transport(&fl->trans, NULL);
+	rds_trans_unregister(&link->fl->trans);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_flavor_unregister);
 
@@ -157,11 +142,11 @@ static void rds_rdma_drop_if_on(struct rds_connection *conn, void *arg)
  */
 void rds_rdma_drop_dev_conns(struct ib_device *ibdev)
 {
-	struct rds_rdma_flavor *fl;
+	struct rds_rdma_flavor_link *link;
 
 	mutex_lock(&rds_rdma_flavors_mutex);
-	list_for_each_entry(fl, &rds_rdma_flavors, list)
-		rds_conn_walk_transport(&init_net, &fl->trans,
+	list_for_each_entry(link, &rds_rdma_flavors, list)
+		rds_conn_walk_transport(&init_net, &link->fl->trans,
 					rds_rdma_drop_if_on, ibdev);
 	mutex_unlock(&rds_rdma_flavors_mutex);
 }

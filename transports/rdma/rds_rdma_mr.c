@@ -362,6 +362,7 @@ out:
 	rds_rdma_dev_struct_put(dev);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_mr_register);
 
 /**
  * rds_rdma_mr_free - the transport's mr_free op
@@ -397,6 +398,7 @@ void rds_rdma_mr_free(struct rds_mr *mr)
 			  RDS_RDMA_STAT_MR_8K_FREE);
 	rds_rdma_frmr_put(f, !ret);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_mr_free);
 
 /**
  * rds_rdma_mr_dev_remove - the device goes: take every region away

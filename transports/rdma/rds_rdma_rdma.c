@@ -216,6 +216,7 @@ int rds_rdma_rdma_check(struct rds_connection *conn,
 	rds_rdma_dev_struct_put(dev);
 	return ok ? 0 : -EOPNOTSUPP;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_rdma_check);
 
 static int rds_rdma_post_atomic(struct rds_rdma_conn *ic,
 				struct rds_rdma_ctx *x, struct rds_rdma_op *op)
@@ -382,6 +383,7 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_xmit_rdma);
 
 /**
  * rds_rdma_rdma_drain - release every operation of @conn

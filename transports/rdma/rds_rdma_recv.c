@@ -369,12 +369,14 @@ int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
 	}
 	return copied;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_inc_copy_to_user);
 
 void rds_rdma_inc_free(struct rds_incoming *inc)
 {
 	rds_rdma_inc_release(container_of(inc, struct rds_rdma_incoming,
 					  ii_inc));
 }
+EXPORT_SYMBOL_GPL(rds_rdma_inc_free);
 
 /**
  * rds_rdma_recv_ring_init - allocate the receive ring of a new queue pair

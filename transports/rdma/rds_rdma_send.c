@@ -450,6 +450,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rds_rdma_xmit);
 
 /**
  * rds_rdma_xmit_complete - the transport's xmit_complete op
@@ -496,6 +497,7 @@ void rds_rdma_xmit_complete(struct rds_connection *conn)
 	ic->i_send_unsignaled = 0;
 	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
 }
+EXPORT_SYMBOL_GPL(rds_rdma_xmit_complete);
 
 /**
  * rds_rdma_send_ring_init - allocate the send ring of a new queue pair

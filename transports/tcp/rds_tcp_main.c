@@ -452,7 +452,6 @@ static int __init rds_tcp_init(void)
 
 err_trans:
 	rds_trans_unregister(&rds_tcp_transport);
-	rds_conn_destroy_transport(&rds_tcp_transport, NULL);
 err_wq:
 	destroy_workqueue(rds_tcp_wq);
 	return ret;
@@ -460,10 +459,14 @@ err_wq:
 
 static void __exit rds_tcp_exit(void)
 {
+	/* Our connections go with the transport while the listeners are
+	 * still open: a peer accepted meanwhile joins a connection that is
+	 * destroyed with the rest, or finds none, and none can be made for
+	 * it any more (the module is going; rds_conn_create() pins it).
+	 */
 	rds_trans_unregister(&rds_tcp_transport);
-	/* Every namespace's listener and connections go. */
+	/* Every namespace's listener goes. */
 	unregister_pernet_device(&rds_tcp_net_ops);
-	rds_conn_destroy_transport(&rds_tcp_transport, NULL);
 	destroy_workqueue(rds_tcp_wq);
 }
 
