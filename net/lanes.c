@@ -277,7 +277,6 @@ void rds_conn_probe(struct rds_connection *conn0)
 	if (rds_lanes_send_probe(conn0))
 		clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 }
-EXPORT_SYMBOL_GPL(rds_conn_probe);
 
 /**
  * rds_conn_lanes_retune - our lane limits changed (a transport's sysctl)

@@ -324,7 +324,6 @@ void rds_inc_get(struct rds_incoming *inc)
 {
 	refcount_inc(&inc->i_refcount);
 }
-EXPORT_SYMBOL_GPL(rds_inc_get);
 
 void rds_inc_put(struct rds_incoming *inc)
 {

@@ -337,11 +337,19 @@ extern struct workqueue_struct *rds_wq;
  * names in stats.h.
  */
 
+/* wire.c (the rest, for transports too, in <net/rds/wire.h>) */
+unsigned int rds_exthdr_size(u8 type);
+int rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
+		    unsigned int len);
+bool rds_hdr_find_ext(const struct rds_header *hdr, u8 type, void *body);
+
 /* addr.c */
 int rds_parse_addr(const struct sockaddr *uaddr, int addr_len,
 		   struct in6_addr *addr, __be16 *port, u32 *scope_id);
 
-/* transport.c */
+/* transport.c (registering, in <net/rds/transport.h>) */
+const struct rds_transport *rds_trans_get(enum rds_trans_type type);
+void rds_trans_put(const struct rds_transport *trans);
 int rds_trans_init(void);
 void rds_trans_exit(void);
 void rds_trans_withdraw(const struct rds_transport *trans);
@@ -416,6 +424,22 @@ int rds_bind_net_init(struct rds_net *rn);
 void rds_bind_net_exit(struct rds_net *rn);
 
 /* rdma.c */
+/* A cookie is the region's key in its low half, an offset in its high. */
+static inline u32 rds_rdma_cookie_key(u64 cookie)
+{
+	return (u32)cookie;
+}
+
+static inline u32 rds_rdma_cookie_offset(u64 cookie)
+{
+	return cookie >> 32;
+}
+
+static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
+{
+	return r_key | ((u64)offset << 32);
+}
+
 int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
 int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
 			unsigned int optlen);
@@ -435,6 +459,7 @@ int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
 void rds_rdma_drop_notifications(struct rds_sock *rs);
 
 /* message.c (and rds_conn_get/put, in <net/rds/connection.h>) */
+void rds_inc_get(struct rds_incoming *inc);
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
 struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
@@ -446,6 +471,21 @@ struct rds_message *rds_message_cong_map(struct rds_connection *conn);
 /* The knot: connection.c, lanes.c and send.c call each other. */
 
 /* connection.c */
+/* Lane 0 of @conn's peer: where the multipath state lives. */
+static inline struct rds_connection *rds_conn_lane0(struct rds_connection *conn)
+{
+	return conn->c_lane0 ?: conn;
+}
+
+/* Note a use, for idle reaping; cheap when called often. */
+static inline void rds_conn_touch(struct rds_connection *conn)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(conn->c_last_used) != now)
+		WRITE_ONCE(conn->c_last_used, now);
+}
+
 void rds_conn_connect_if_down(struct rds_connection *conn);
 void rds_conn_arm_reaper(struct rds_net *rn);
 void rds_conn_retune_reaper(struct rds_net *rn);
@@ -460,6 +500,7 @@ int rds_conn_init(void);
 void rds_conn_exit(void);
 
 /* lanes.c */
+void rds_conn_probe(struct rds_connection *conn0);
 void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr);
 void rds_lanes_kick(struct rds_connection *conn0);
 void rds_lanes_connected(struct rds_connection *conn0);

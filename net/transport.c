@@ -119,7 +119,6 @@ const struct rds_transport *rds_trans_get(enum rds_trans_type type)
 	mutex_unlock(&rds_trans_mutex);
 	return trans;
 }
-EXPORT_SYMBOL_GPL(rds_trans_get);
 
 /**
  * rds_trans_put - release a transport returned by rds_trans_get()
@@ -130,7 +129,6 @@ void rds_trans_put(const struct rds_transport *trans)
 	if (trans)
 		module_put(trans->owner);
 }
-EXPORT_SYMBOL_GPL(rds_trans_put);
 
 static bool rds_addr_is_loopback(const struct in6_addr *addr)
 {

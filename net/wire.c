@@ -13,6 +13,8 @@
 #include <net/ip.h>
 #include <net/rds/wire.h>
 
+#include "rds_core.h"
+
 /**
  * rds_exthdr_size - body length of an extension header type
  * @type: RDS_EXTHDR_*
@@ -39,7 +41,6 @@ unsigned int rds_exthdr_size(u8 type)
 		return 0;
 	}
 }
-EXPORT_SYMBOL_GPL(rds_exthdr_size);
 
 /* Offset of the first free byte of @hdr's extension area, or of the
  * first entry we cannot parse (nothing may be appended after that).
@@ -88,7 +89,6 @@ int rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
 	memcpy(&hdr->h_exthdr[pos + 1], data, len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rds_hdr_add_ext);
 
 /**
  * rds_hdr_find_ext - the body of the first extension header of a type
@@ -117,7 +117,6 @@ bool rds_hdr_find_ext(const struct rds_header *hdr, u8 type, void *body)
 	}
 	return false;
 }
-EXPORT_SYMBOL_GPL(rds_hdr_find_ext);
 
 /**
  * rds_hdr_check - may a header received from a peer be used?

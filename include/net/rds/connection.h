@@ -54,41 +54,43 @@ enum {
 
 /**
  * struct rds_connection - a shared connection to one peer
- * @c_refs: the namespace's table and every user hold a reference; see
- *	net/connection.c for who does
- * @c_hash_node: in the namespace's connection hash (RCU)
  * @c_net: namespace
  * @c_laddr: local address (v4-mapped for IPv4)
  * @c_faddr: peer address
  * @c_dev_if: scope id for link-local IPv6, else 0
  * @c_tos: type of service
  * @c_isv6: the addresses are real IPv6 (not v4-mapped)
- * @c_loopback: the peer address is local
+ * @c_lane: which lane of the peer this is (part of the key); lane 0
+ *	exists first and carries the multipath state below
  * @c_trans: transport carrying the traffic
  * @c_state: RDS_CONN_*; changed with cmpxchg
  * @c_flags: RDS_CONN_* bits
- * @c_lock: protects the queues and sequence numbers below
- * @c_next_tx_seq: sequence of the next queued message
- * @c_send_queue: messages waiting for the transport
- * @c_retrans: messages sent and not yet acked
+ * @c_send_queue: messages waiting for the transport (under @c_lock;
+ *	transports only test whether it is empty)
  * @c_next_rx_seq: next sequence expected from the peer (dups are older);
  *	written by the receive path, which is serialized per connection
+ * @c_npaths: lane 0: lanes the peer offers (its LANES extension if it has
+ *	lane ids, else its NPATHS), from its last probe or pong; 0 until
+ *	known. Written with release after @c_peer_ids.
+ * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
+ *	for senders, a full acquire for shutdown, which waits for it)
+ * @c_refs: the namespace's table and every user hold a reference; see
+ *	net/connection.c for who does
+ * @c_hash_node: in the namespace's connection hash (RCU)
+ * @c_loopback: the peer address is local
+ * @c_lock: protects @c_send_queue, @c_retrans and the sequence numbers
+ * @c_next_tx_seq: sequence of the next queued message
+ * @c_retrans: messages sent and not yet acked
  * @c_xmit_rm: message the transport stopped in the middle of, with a
  *	reference; only the transmit loop (transmit lock) and shutdown
  *	touch it
  * @c_xmit_pos: the transport's position in @c_xmit_rm
  * @c_pongs: pongs queued and not yet freed: a peer that pings without
  *	reading the answers gets no more beyond RDS_MAX_PONGS
- * @c_lane: which lane of the peer this is (part of the key); lane 0
- *	exists first and carries the multipath state below
+ * @c_peer_ids: lane 0: the peer names its lanes when it connects them
  * @c_lane0: for a lane other than 0, lane 0 of the same peer, with a
  *	reference: no lane outlives its lane 0
  * @c_nlanes: lane 0: how many other lanes hold a reference to it
- * @c_npaths: lane 0: lanes the peer offers (its LANES extension if it has
- *	lane ids, else its NPATHS), from its last probe or pong; 0 until
- *	known. Written with release after @c_peer_ids.
- * @c_peer_ids: lane 0: the peer names its lanes when it connects them
- * @c_lanes_w: lane 0: connects the other lanes (the lower address does)
  * @c_lcong: congestion map of the local address
  * @c_fcong: congestion map of the peer address
  * @c_send_w: retries transmission from process context
@@ -98,51 +100,57 @@ enum {
  * @c_cm_mutex: serializes the transport's conn_connect and conn_shutdown
  *	(the connect and down workers may run at once on rds_wq): an attempt
  *	never starts after, or runs alongside, the shutdown that follows it
+ * @c_lanes_w: lane 0: connects the other lanes (the lower address does)
  * @c_reconnect_jiffies: current reconnect back-off
  * @c_waitq: woken when the transmit loop becomes free
  * @c_last_used: jiffies of the last message queued or received (reaping)
  * @c_cached: how many of @c_refs are sockets remembering their last
  *	destination: those do not keep an idle connection alive
  * @c_rcu: frees the connection after lockless hash walkers are done
- * @c_xmit_map: tells lockdep that RDS_CONN_IN_XMIT is a lock (a trylock
- *	for senders, a full acquire for shutdown, which waits for it)
  * @c_all_item: on the list of every connection (connection.c)
  * @c_kill_item: on a killer's private list (connection.c)
  * @c_free_w: frees the connection from process context
  * @c_tdata: the transport's per-connection state, conn_data_size bytes
+ *
+ * Transports read the fields down to @c_xmit_map (the last through
+ * the transmit lock's helpers); the rest is the core's (connection.c,
+ * lanes.c, send.c), here only because the core allocates a connection
+ * and its transport state (@c_tdata) as one object.
  */
 struct rds_connection {
-	refcount_t		c_refs;
-	struct hlist_node	c_hash_node;
+	/* What transports read. */
 	possible_net_t		c_net;
 	struct in6_addr		c_laddr;
 	struct in6_addr		c_faddr;
 	int			c_dev_if;
 	u8			c_tos;
 	bool			c_isv6;
-	bool			c_loopback;
+	u8			c_lane;
 	const struct rds_transport *c_trans;
-
 	atomic_t		c_state;
 	unsigned long		c_flags;
+	struct list_head	c_send_queue;
+	u64			c_next_rx_seq;
+	u8			c_npaths;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map	c_xmit_map;
+#endif
 
+	/* Core private: see the comment above. */
+	refcount_t		c_refs;
+	struct hlist_node	c_hash_node;
+	bool			c_loopback;
 	spinlock_t		c_lock;		/* queues, sequences */
 	u64			c_next_tx_seq;
-	struct list_head	c_send_queue;
 	struct list_head	c_retrans;
-	u64			c_next_rx_seq;
 	struct rds_message	*c_xmit_rm;
 	unsigned int		c_xmit_pos;
 	atomic_t		c_pongs;
-	u8			c_lane;
-	u8			c_npaths;
 	bool			c_peer_ids;
 	struct rds_connection	*c_lane0;
 	atomic_t		c_nlanes;
-
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
-
 	struct delayed_work	c_send_w;
 	struct delayed_work	c_conn_w;
 	struct work_struct	c_down_w;
@@ -154,9 +162,6 @@ struct rds_connection {
 	unsigned long		c_last_used;
 	atomic_t		c_cached;
 	struct rcu_head		c_rcu;
-#ifdef CONFIG_LOCKDEP
-	struct lockdep_map	c_xmit_map;
-#endif
 	struct list_head	c_all_item;
 	struct list_head	c_kill_item;
 	struct work_struct	c_free_w;
@@ -183,15 +188,6 @@ static inline struct net *rds_conn_net(const struct rds_connection *conn)
 static inline enum rds_conn_state rds_conn_state(struct rds_connection *conn)
 {
 	return atomic_read(&conn->c_state);
-}
-
-/* Note a use, for idle reaping; cheap when called often. */
-static inline void rds_conn_touch(struct rds_connection *conn)
-{
-	unsigned long now = jiffies;
-
-	if (READ_ONCE(conn->c_last_used) != now)
-		WRITE_ONCE(conn->c_last_used, now);
 }
 
 /**
@@ -222,7 +218,6 @@ struct rds_connection *rds_conn_create(struct net *net,
 struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
 				     unsigned int lane, gfp_t gfp);
 unsigned int rds_conn_lanes(struct rds_connection *conn0, bool *ids);
-void rds_conn_probe(struct rds_connection *conn0);
 void rds_conn_lanes_retune(struct rds_connection *conn0);
 bool rds_conn_transition(struct rds_connection *conn,
 			 enum rds_conn_state from, enum rds_conn_state to);
@@ -241,12 +236,6 @@ void rds_conn_unacked_limits(const struct rds_connection *conn,
 			     u32 *packets, u32 *bytes);
 void rds_conn_destroy_transport(const struct rds_transport *trans,
 				struct net *net);
-
-/* Lane 0 of @conn's peer: where the multipath state lives. */
-static inline struct rds_connection *rds_conn_lane0(struct rds_connection *conn)
-{
-	return conn->c_lane0 ?: conn;
-}
 
 /* Is @conn's peer address the higher one? That side never initiates. */
 static inline bool rds_conn_peer_is_lower(const struct rds_connection *conn)

@@ -124,7 +124,6 @@ void rds_message_put(struct rds_message *rm);
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr, const struct in6_addr *daddr);
-void rds_inc_get(struct rds_incoming *inc);
 void rds_inc_put(struct rds_incoming *inc);
 
 int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to);

@@ -29,22 +29,6 @@ struct mm_struct;
 struct page;
 struct rds_transport;
 
-/* A cookie is the region's key in its low half, an offset in its high. */
-static inline u32 rds_rdma_cookie_key(u64 cookie)
-{
-	return (u32)cookie;
-}
-
-static inline u32 rds_rdma_cookie_offset(u64 cookie)
-{
-	return cookie >> 32;
-}
-
-static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
-{
-	return r_key | ((u64)offset << 32);
-}
-
 /**
  * struct rds_mr_keygen - a socket's state for minting region keys
  * @kg_count: registrations so far (the generation)

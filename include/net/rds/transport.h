@@ -2,7 +2,10 @@
 /*
  * The contract between rds.ko and its transport modules.
  *
- * A transport is a const ops table registered with rds_trans_register().
+ * A transport is a const ops table (part 1 below) registered with
+ * rds_trans_register(); what the core offers it is part 2. What only the
+ * core uses is declared in net/rds_core.h, and rds.ko exports only what
+ * a transport calls (scripts/check-exports.sh).
  * The core finds a transport by type (or by asking each one whether it can
  * serve a local address) and pins its module with try_module_get() for as
  * long as a socket is bound to it or a connection uses it, so unloading a
@@ -18,6 +21,10 @@
 #include <linux/rds.h>
 
 struct net;
+
+/*
+ * Part 1: the ops a transport provides.
+ */
 
 /*
  * Transport types. The first three are the uapi SO_RDS_TRANSPORT values;
@@ -62,8 +69,6 @@ struct rds_info_table {
 	size_t	each;
 	void	(*fill)(struct net *net, struct rds_info_buf *b);
 };
-
-void rds_info_emit(struct rds_info_buf *b, const void *rec);
 
 /**
  * struct rds_transport - operations a transport module provides
@@ -188,11 +193,17 @@ struct rds_transport {
 	void (*stats_sum)(struct net *net, u64 *vals);
 };
 
+/*
+ * Part 2: the core services a transport calls. Here: registering,
+ * RDS_INFO records and delivery; the connection's (state, lanes, acks)
+ * are in <net/rds/connection.h>, messages and incomings in
+ * <net/rds/message.h>, RDMA operations and regions in <net/rds/rdma.h>,
+ * header checks in <net/rds/wire.h>.
+ */
 int rds_trans_register(const struct rds_transport *trans);
 void rds_trans_unregister(const struct rds_transport *trans);
 
-const struct rds_transport *rds_trans_get(enum rds_trans_type type);
-void rds_trans_put(const struct rds_transport *trans);
+void rds_info_emit(struct rds_info_buf *b, const void *rec);
 
 int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
 void rds_recv_incoming_last(struct rds_connection *conn,

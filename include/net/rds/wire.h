@@ -134,10 +134,6 @@ static_assert(sizeof(struct rds_ext_header_lanes) == 2);
 
 struct rds_message;
 
-unsigned int rds_exthdr_size(u8 type);
-int rds_hdr_add_ext(struct rds_header *hdr, u8 type, const void *data,
-		    unsigned int len);
-bool rds_hdr_find_ext(const struct rds_header *hdr, u8 type, void *body);
 int rds_hdr_check(const struct rds_header *hdr);
 void rds_hdr_csum_set(struct rds_header *hdr);
 bool rds_hdr_csum_ok(const struct rds_header *hdr);
