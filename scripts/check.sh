@@ -156,6 +156,7 @@ else
 	step "sparse (make C=2) reports nothing" scripts/sparse.sh
 	step "checkpatch --strict clean" scripts/checkpatch.sh
 	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check-layering.sh
+	step "every net/ export has a transport user (nm)" scripts/check-exports.sh
 	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
 fi
 if [ "$MODE" != normal ]; then
