@@ -117,7 +117,7 @@ int rdma_prepare_request(struct rdma_state *r, uint32_t slot, uint16_t task,
 
 	/* Patterns only with -v, as for message payloads: filling 64 KiB
 	 * byte by byte per request and per ack cost more than the RDMA
-	 * itself under TCG (write ran at a quarter of read's rate).
+	 * itself under TCG (Documentation/measurements.rst).
 	 */
 	if (r->o->flags & SF_VERIFY) {
 		if (op == RDMA_OP_READ)

@@ -2,9 +2,9 @@
 /*
  * Receive pages, recycled. Every fragment over RDS_RDMA_RX_COPY_MAX hands
  * its ring page to the message and the ring takes a new one; with
- * init_on_alloc (Debian's default) each new page is also cleared, which
- * cost ours ~4 % of a CPU more than Linux (which recycles its fragments)
- * in the 8 KiB rds-stress row over rxe. A page the reader is done with
+ * init_on_alloc (Debian's default) each new page is also cleared, a
+ * cost Linux (which recycles its fragments) does not pay (measured:
+ * Documentation/measurements.rst). A page the reader is done with
  * comes back here instead, for the next refill.
  *
  * One stack for the engine, bounded: a reader and the completion that
