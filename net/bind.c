@@ -86,9 +86,14 @@ static int rds_add_bound(struct rds_net *rn, struct rds_sock *rs,
 
 	sock_owned_by_me(rds_rs_to_sk(rs));
 	/* Binds of one namespace run one at a time: bind is not a fast
-	 * path, and concurrent rhashtable_lookup_insert_fast() of one key
-	 * were seen to both succeed, rarely (ours on 6.1, Linux's RDS on
-	 * 6.12; cause not found). Serialized, a key is inserted once.
+	 * path, and serialized, a key is plainly inserted once. The insert
+	 * alone already is atomic: rhashtable_lookup_insert_fast() compares
+	 * keys under the bucket lock, and during a resize its slow path
+	 * checks both tables under their bucket locks. The one report of
+	 * two binds of one key winning here most likely came from Linux's
+	 * RDS, which make check then also ran the suite on, and which looks
+	 * up, then inserts without comparing keys (upstream-behaviour.rst,
+	 * "Concurrent binds").
 	 */
 	mutex_lock(&rn->bind_mutex);
 	ret = rds_add_bound_locked(rn, rs, addr, port, scope_id);
