@@ -157,6 +157,7 @@ else
 	step "checkpatch --strict clean" scripts/checkpatch.sh
 	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check-layering.sh
 	step "every net/ export has a transport user (nm)" scripts/check-exports.sh
+	step "docs name only paths in the tree; kernel-doc clean" scripts/check-docs.sh
 	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
 fi
 if [ "$MODE" != normal ]; then
