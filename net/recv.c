@@ -114,6 +114,14 @@ static int __rds_recv_incoming(struct rds_connection *conn,
 
 	/* Congestion maps are outside the sequence (their h_sequence is 0). */
 	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
+		/* A local peer's map is the one our own sockets keep: what
+		 * a wire says about it is at best a stale copy.
+		 */
+		if (conn->c_loopback &&
+		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
+			rds_stats_inc(rn, RDS_STAT_RECV_DROP_CONG_LOCAL);
+			return 0;
+		}
 		rds_cong_recv_map(conn, inc);
 		return 0;
 	}

@@ -60,4 +60,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_SEND_DROP_RDMA]		= "send_drop_rdma",
 	[RDS_STAT_CONN_CONNECT_TIMEOUT]		= "conn_connect_timeout",
 	[RDS_STAT_RECV_ACK_STALE]		= "recv_ack_stale",
+	[RDS_STAT_RECV_DROP_CONG_LOCAL]		= "recv_drop_cong_local",
 };

@@ -1113,6 +1113,47 @@ static int t_cong_map(void)
 	return rc;
 }
 
+/*
+ * A local user poses as a peer: a plain TCP socket, inside the target's
+ * netns, from the target's own address to its loopback address (the
+ * higher one, so the target accepts). Nothing said there may reach a
+ * socket bound to 127.0.0.1, whatever source port it claims, and its
+ * all-congested map, taken as the map of the address it connected from,
+ * must not stop local sends to that address.
+ */
+static int t_local_spoof(void)
+{
+	static unsigned char map[8192];
+	const char msg[] = "from port 22, says a local user";
+	struct rds_wire_msg m = { .flags = 1, .len = sizeof(map) };
+	uint32_t own = opt.dst;
+	struct rds_wire_sess s;
+	struct tgt_result res;
+	struct tgt_recv r;
+	int err = 0, n, said = 0;
+
+	enter_target();
+	opt.dst = htonl(INADDR_LOOPBACK);
+	CHECK(tgt_recv_start(&r, 4000, 1, 4000) == 0);
+	if (sess_open(&s, own) == 0) {
+		said += rds_wire_send_msg(&s, 22, 4000, msg, sizeof(msg)) == 0;
+		memset(map, 0xff, sizeof(map));
+		said += rds_wire_send_raw(&s, &m, map, sizeof(map)) == 0;
+		sleep_ms(500);
+		rds_wire_sess_close(&s);
+	}
+	tgt_recv_finish(&r, 1000, &res);
+	n = tgt_send(4050, own, 4051, 10, 1, 1, &err, NULL);
+	OBS("%s -> 127.0.0.1:16385: %d of 2 frames written; socket on "
+	    "127.0.0.1:4000 got %d; a local send to %s then: %s",
+	    astr(own), said, res.count, astr(own),
+	    n == 1 ? "accepted" : strerror(err));
+	CHECK(res.ready_err == 0);
+	CHECK(res.count == 0);
+	CHECK(n == 1);
+	return T_PASS;
+}
+
 static int t_sequence(void)
 {
 	static const struct { uint64_t seq; uint8_t flags; const char *what; } st[] = {
@@ -1442,6 +1483,7 @@ static const struct tcase cases[] = {
 	{ "ext_headers", t_ext_headers, 1 },
 	{ "handshake_ext", t_handshake_ext, 1 },
 	{ "cong_map", t_cong_map, 1 },
+	{ "local_spoof", t_local_spoof, 1 },
 	{ "sequence", t_sequence, 1 },
 	{ "odd_fields", t_odd_fields, 1 },
 	{ "ping_flood", t_ping_flood, 1 },

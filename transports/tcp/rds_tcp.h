@@ -145,6 +145,7 @@ enum rds_tcp_stat {
 	RDS_TCP_STAT_CONNECT_RACED,
 	RDS_TCP_STAT_LISTEN_CLOSED_STALE,
 	RDS_TCP_STAT_ACCEPT_REFUSED,
+	RDS_TCP_STAT_ACCEPT_LOCAL,	/* ours: a local address posed as a peer */
 	RDS_TCP_STAT_MAX,
 };
 

@@ -166,6 +166,15 @@ static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 	/* A mapped address on an IPv6 socket must be a real IPv4 peer. */
 	if (ipv6_addr_v4mapped(&laddr) != ipv6_addr_v4mapped(&faddr))
 		goto refuse;
+	/* Local peers are rds_loop's (prefer_loopback), so no RDS/TCP of
+	 * ours connects from one of our own addresses: such a socket is a
+	 * local user speaking RDS as someone else (any source port, and the
+	 * congestion map every local socket of that address shares).
+	 */
+	if (rds_addr_is_local(net, &faddr, dev_if)) {
+		rds_tcp_stat_inc(RDS_TCP_STAT_ACCEPT_LOCAL);
+		goto refuse;
+	}
 	conn = rds_conn_create(net, &laddr, &faddr, &rds_tcp_transport, 0,
 			       dev_if, GFP_KERNEL);
 	if (IS_ERR(conn))

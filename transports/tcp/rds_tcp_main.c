@@ -33,6 +33,7 @@ static const char *const rds_tcp_stat_names[RDS_TCP_STAT_MAX] = {
 	[RDS_TCP_STAT_CONNECT_RACED]		= "tcp_connect_raced",
 	[RDS_TCP_STAT_LISTEN_CLOSED_STALE]	= "tcp_listen_closed_stale",
 	[RDS_TCP_STAT_ACCEPT_REFUSED]		= "tcp_accept_refused",
+	[RDS_TCP_STAT_ACCEPT_LOCAL]		= "tcp_accept_local",
 };
 
 struct rds_tcp_net *rds_tcp_net(struct net *net)
