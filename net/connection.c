@@ -407,6 +407,40 @@ struct rds_connection *rds_conn_create(struct net *net,
 EXPORT_SYMBOL_GPL(rds_conn_create);
 
 /**
+ * rds_conn_find - the connection (lane 0) between two addresses, if any
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: peer address
+ * @trans: transport
+ * @tos: type of service
+ * @dev_if: scope id for link-local IPv6, else 0
+ *
+ * Unlike rds_conn_create(), never makes one: for checks a peer must not
+ * be able to turn into allocations.
+ *
+ * Context: any.
+ * Return: the connection with a reference for rds_conn_put(), or NULL.
+ */
+struct rds_connection *rds_conn_find(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr,
+				     const struct rds_transport *trans,
+				     u8 tos, int dev_if)
+{
+	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos, 0);
+	struct rds_connection *conn;
+
+	rcu_read_lock();
+	conn = rds_conn_lookup_rcu(&rds_net(net)->conn_hash[h], laddr, faddr,
+				   trans, tos, dev_if, 0);
+	if (conn && !refcount_inc_not_zero(&conn->c_refs))
+		conn = NULL;
+	rcu_read_unlock();
+	return conn;
+}
+EXPORT_SYMBOL_GPL(rds_conn_find);
+
+/**
  * rds_conn_lane - find or create one lane of a peer
  * @conn0: lane 0 of the peer (the caller holds a reference)
  * @lane: lane index, below RDS_MPATH_WORKERS

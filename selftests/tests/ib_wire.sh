@@ -32,7 +32,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=27
+PLAN=28
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -361,6 +361,20 @@ unacked_sysctl() {
 	[ "$rc" = 0 ] && [ $((c1 - c0)) -ge 20 ] && [ $((c2 - c1)) -lt 10 ]
 }
 
+# A local user opens an RDMA CM connection from one of our addresses to
+# another and offers RDS's connection data: rds_rdma refuses it (only our
+# own connections meet themselves between local addresses), counts it,
+# and the real connection between the two is untouched.
+CMSPOOF=$PWD/cmspoof/rds-cm-spoof
+cm_local_spoof() {
+	local c0 out rc
+	c0=$(counter ib_connect_local_refused)
+	out=$("$CMSPOOF" $A4 $B4 2>&1)
+	rc=$?
+	echo "rds-cm-spoof $A4 -> $B4: $out (exit $rc)"
+	[ "$rc" = 0 ] && grew ib_connect_local_refused "$c0" && ping_ib $A4 $B4
+}
+
 # RDS_IB_WIRE_DEBUG=1: every check's output, and the core's live objects
 # after it (debugging the suite itself).
 if [ "${RDS_IB_WIRE_DEBUG:-0}" = 1 ]; then
@@ -392,6 +406,11 @@ t0=$SECONDS
 tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $A4 $B4
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
 tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "a local user's RDMA CM request posing as $A4 is refused" cm_local_spoof
+else
+	tap_skip "a local user's RDMA CM request is refused" "only ours is held to it"
+fi
 if [ "${RDS_IMPL:-ours}" = ours ]; then
 	tap_check "ours with ours: 16 KiB fragments agreed (5 SGEs per SEND), a 16 KiB message is one receive" \
 		big_frags $A4 $B4

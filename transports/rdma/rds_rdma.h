@@ -296,6 +296,8 @@ enum {
  *	@i_cm_id do nothing)
  * @i_cm_id: the CM id of the current attempt or connection, or NULL
  * @i_cm_active: @i_cm_id is our own request (not one we accepted)
+ * @i_req_port: the source port of that request once sent, else 0 (read
+ *	without the mutex by the accept of its local mirror)
  * @i_stale_id: our request that gave way to the peer's, destroyed by the
  *	next shutdown
  * @i_qp: its queue pair once created
@@ -356,6 +358,7 @@ struct rds_rdma_conn {
 	struct mutex		i_cm_mutex;	/* i_cm_id, i_qp */
 	struct rdma_cm_id	*i_cm_id;
 	bool			i_cm_active;
+	__be16			i_req_port;
 	struct rdma_cm_id	*i_stale_id;
 	struct ib_qp		*i_qp;
 	struct rds_rdma_dev	*i_dev;
@@ -417,6 +420,7 @@ static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
 /* Counters, with Linux's names where the meaning is the same. */
 enum rds_rdma_stat {
 	RDS_RDMA_STAT_CONNECT_RACED,
+	RDS_RDMA_STAT_CONNECT_LOCAL,
 	RDS_RDMA_STAT_CONNECT_YIELDED,
 	RDS_RDMA_STAT_LISTEN_CLOSED_STALE,
 	RDS_RDMA_STAT_EVT_HANDLER_CALL,

@@ -66,6 +66,16 @@ static bool rds_rdma_cm_addr(const struct sockaddr *sa, struct in6_addr *a)
 	return false;
 }
 
+/* The port of a CM id's address (0 for a family we do not use). */
+static __be16 rds_rdma_cm_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_port;
+	if (ss->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)ss)->sin6_port;
+	return 0;
+}
+
 /* The GIDs of the connection, for RDS_INFO readers. */
 static void rds_rdma_cm_save_gids(struct rds_rdma_conn *ic,
 				  struct rdma_cm_id *id)
@@ -222,8 +232,31 @@ static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
 	rds_rdma_qp_teardown(conn, ic->i_cm_id);
 	ic->i_stale_id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
+	WRITE_ONCE(ic->i_req_port, 0);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_YIELDED);
 	return true;
+}
+
+/*
+ * A request between two of our own addresses is one of our connections
+ * meeting itself (its mirror, @faddr to @laddr, sent it) or a local user
+ * who opened an RDMA CM id to speak RDS as another address. Only the
+ * first is taken: the mirror's request in flight left from @port.
+ */
+static bool rds_rdma_cm_own_request(const struct rds_rdma_flavor *fl,
+				    const struct in6_addr *laddr,
+				    const struct in6_addr *faddr, u8 tos,
+				    __be16 port)
+{
+	struct rds_connection *mirror;
+	bool own;
+
+	mirror = rds_conn_find(&init_net, faddr, laddr, &fl->trans, tos, 0);
+	if (!mirror)
+		return false;
+	own = port && READ_ONCE(rds_rdma_conn(mirror)->i_req_port) == port;
+	rds_conn_put(mirror);
+	return own;
 }
 
 /* A peer asks to connect: accept it on the connection it names. */
@@ -269,6 +302,13 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	fl = rds_rdma_flavor_find(ibdev->node_type);
 	if (!fl)
 		return rds_rdma_cm_reject(id);
+	if (rds_addr_is_local(&init_net, &faddr, 0) &&
+	    !rds_rdma_cm_own_request(fl, &laddr, &faddr, c->tos,
+				     rds_rdma_cm_port(&id->route.addr.dst_addr))) {
+		rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_LOCAL);
+		module_put(fl->trans.owner);
+		return rds_rdma_cm_reject(id);
+	}
 	conn = rds_conn_create(&init_net, &laddr, &faddr, &fl->trans, c->tos,
 			       0, GFP_KERNEL);
 	module_put(fl->trans.owner);
@@ -312,6 +352,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	ic->i_cm_id = id;
 	ic->i_cm_active = false;
+	WRITE_ONCE(ic->i_req_port, 0);
 	rds_rdma_cm_save_gids(ic, id);
 	mutex_unlock(&ic->i_cm_mutex);
 	rds_conn_put(conn);
@@ -388,6 +429,8 @@ static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
 	rds_rdma_cm_param(conn, &param, &cd, version, ic->i_frag_offer,
 			  id->device->attrs.max_qp_rd_atom,
 			  id->device->attrs.max_qp_init_rd_atom);
+	/* Before the request leaves: its local mirror may see it at once. */
+	WRITE_ONCE(ic->i_req_port, rds_rdma_cm_port(&id->route.addr.src_addr));
 	ret = rdma_connect_locked(id, &param);
 	rds_rdma_cm_save_gids(ic, id);
 	return ret;

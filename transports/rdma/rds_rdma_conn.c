@@ -299,6 +299,7 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
+	WRITE_ONCE(ic->i_req_port, 0);
 	stale = ic->i_stale_id;
 	ic->i_stale_id = NULL;
 	mutex_unlock(&ic->i_cm_mutex);

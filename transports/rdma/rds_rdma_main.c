@@ -18,6 +18,7 @@ static DEFINE_MUTEX(rds_rdma_flavors_mutex);	/* rds_rdma_flavors */
 
 const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_CONNECT_RACED]		= "ib_connect_raced",
+	[RDS_RDMA_STAT_CONNECT_LOCAL]		= "ib_connect_local_refused",
 	[RDS_RDMA_STAT_CONNECT_YIELDED]		= "ib_connect_yielded",
 	[RDS_RDMA_STAT_LISTEN_CLOSED_STALE]	= "ib_listen_closed_stale",
 	[RDS_RDMA_STAT_EVT_HANDLER_CALL]	= "ib_evt_handler_call",
