@@ -328,7 +328,7 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	if (!try_module_get(trans->owner))
 		return ERR_PTR(-ENETUNREACH);
 	/* At the cap: fail before allocating (checked again below). */
-	if (READ_ONCE(rn->conn_count) >= READ_ONCE(rn->max_connections)) {
+	if (READ_ONCE(rn->conn_count) >= rds_max_connections(rn)) {
 		module_put(trans->owner);
 		return ERR_PTR(-ENOBUFS);
 	}
@@ -349,7 +349,7 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	} else if (conn0 && hlist_unhashed(&conn0->c_hash_node)) {
 		/* Lane 0 is being killed: its lanes go with it. */
 		ret = -ENETUNREACH;
-	} else if (rn->conn_count >= READ_ONCE(rn->max_connections)) {
+	} else if (rn->conn_count >= rds_max_connections(rn)) {
 		ret = -ENOBUFS;
 	} else {
 		rds_conn_restore_seq_locked(rn, conn, &rn->tomb_hash[h]);
@@ -511,7 +511,7 @@ static void rds_conn_arm_timeout(struct rds_connection *conn)
 	spin_lock_bh(&conn->c_lock);
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		mod_delayed_work(rds_wq, &conn->c_timeout_w,
-				 msecs_to_jiffies(READ_ONCE(rn->connect_timeout_ms)));
+				 msecs_to_jiffies(rds_connect_timeout_ms(rn)));
 	spin_unlock_bh(&conn->c_lock);
 }
 
@@ -969,7 +969,7 @@ static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 		    old->t_dev_if == t->t_dev_if && old->t_lane == t->t_lane)
 			rds_conn_tomb_del_locked(rn, old);
 	}
-	if (rn->tomb_count >= READ_ONCE(rn->max_connections))
+	if (rn->tomb_count >= rds_max_connections(rn))
 		rds_conn_tomb_del_locked(rn, list_first_entry(&rn->tomb_list,
 							      struct rds_conn_tomb,
 							      t_item));
@@ -1081,7 +1081,7 @@ static void rds_conn_reap_worker(struct work_struct *work)
 {
 	struct rds_net *rn = container_of(to_delayed_work(work), struct rds_net,
 					  reap_w);
-	unsigned long idle = msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms));
+	unsigned long idle = msecs_to_jiffies(rds_conn_idle_ms(rn));
 	struct rds_connection *conn;
 	struct hlist_node *tmp;
 	unsigned int reaped = 0;
@@ -1108,7 +1108,7 @@ static void rds_conn_reap_worker(struct work_struct *work)
 /* Reaped between one and one and a half idle periods after use. */
 static unsigned long rds_conn_reap_period(struct rds_net *rn)
 {
-	return msecs_to_jiffies(READ_ONCE(rn->conn_idle_ms)) / 2 + 1;
+	return msecs_to_jiffies(rds_conn_idle_ms(rn)) / 2 + 1;
 }
 
 /**

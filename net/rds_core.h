@@ -40,6 +40,7 @@
 #include <linux/rds.h>
 #include <linux/rhashtable.h>
 #include <linux/percpu.h>
+#include <linux/user_namespace.h>
 #include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
@@ -142,6 +143,46 @@ extern unsigned int rds_net_id;
 static inline struct rds_net *rds_net(struct net *net)
 {
 	return net_generic(net, rds_net_id);
+}
+
+/* The namespace's bounds (sysctls) as they apply: a namespace owned by a
+ * user namespace may lower one but never raise it past the initial
+ * namespace's value. Read at every use, so a later change in the
+ * initial namespace applies at once.
+ */
+static inline int rds_net_clamp(const struct rds_net *rn, int own, int top)
+{
+	return rn->net->user_ns == &init_user_ns ? own : min(own, top);
+}
+
+static inline int rds_max_connections(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->max_connections),
+			     READ_ONCE(rds_net(&init_net)->max_connections));
+}
+
+static inline int rds_conn_idle_ms(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->conn_idle_ms),
+			     READ_ONCE(rds_net(&init_net)->conn_idle_ms));
+}
+
+static inline int rds_connect_timeout_ms(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->connect_timeout_ms),
+			     READ_ONCE(rds_net(&init_net)->connect_timeout_ms));
+}
+
+static inline int rds_orphan_max_ms(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->orphan_max_ms),
+			     READ_ONCE(rds_net(&init_net)->orphan_max_ms));
+}
+
+static inline int rds_orphan_max_kb(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->orphan_max_kb),
+			     READ_ONCE(rds_net(&init_net)->orphan_max_kb));
 }
 
 /**

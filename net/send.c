@@ -321,7 +321,7 @@ static bool rds_send_orphan_expired(struct rds_message *rm, unsigned long max)
 void rds_send_drop_stale(struct rds_connection *conn, bool failed)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
-	unsigned long max = msecs_to_jiffies(READ_ONCE(rn->orphan_max_ms));
+	unsigned long max = msecs_to_jiffies(rds_orphan_max_ms(rn));
 	struct rds_message *rm, *tmp;
 	unsigned int n = 0;
 	LIST_HEAD(dropped);
@@ -393,7 +393,7 @@ static void rds_send_orphan(struct rds_message *rm)
 	struct rds_connection *conn = rm->m_conn;
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	long charge = rds_msg_charge(rm->m_len);
-	long max = (long)READ_ONCE(rn->orphan_max_kb) << 10;
+	long max = (long)rds_orphan_max_kb(rn) << 10;
 	bool drop = false;
 
 	spin_lock_bh(&conn->c_lock);

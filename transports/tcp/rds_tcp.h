@@ -137,6 +137,23 @@ extern const struct rds_transport rds_tcp_transport;
 
 struct rds_tcp_net *rds_tcp_net(struct net *net);
 
+/**
+ * rds_tcp_bound - one of rds_tcp's bounds as it applies in a namespace
+ * @net: the namespace
+ * @own: its value of the sysctl
+ * @top: the initial namespace's value
+ *
+ * A namespace owned by a user namespace may lower a bound, never raise
+ * it past the initial namespace's. 0 (TCP's own buffer sizes) bounds
+ * nothing, so it never wins over a size that is set.
+ */
+static inline int rds_tcp_bound(const struct net *net, int own, int top)
+{
+	if (net->user_ns == &init_user_ns || top <= 0)
+		return own;
+	return own <= 0 ? top : min(own, top);
+}
+
 /* Counters (Linux's rds_tcp names), summed over CPUs. */
 enum rds_tcp_stat {
 	RDS_TCP_STAT_DATA_READY_CALLS,

@@ -45,10 +45,15 @@
  */
 void rds_tcp_tune(struct net *net, struct socket *sock)
 {
+	struct rds_tcp_net *top = rds_tcp_net(&init_net);
 	struct rds_tcp_net *rtn = rds_tcp_net(net);
 	struct sock *sk = sock->sk;
-	int sndbuf = READ_ONCE(rtn->sndbuf);
-	int rcvbuf = READ_ONCE(rtn->rcvbuf);
+	int sndbuf, rcvbuf;
+
+	sndbuf = rds_tcp_bound(net, READ_ONCE(rtn->sndbuf),
+			       READ_ONCE(top->sndbuf));
+	rcvbuf = rds_tcp_bound(net, READ_ONCE(rtn->rcvbuf),
+			       READ_ONCE(top->rcvbuf));
 
 	tcp_sock_set_nodelay(sk);
 	/* Closed with a reset, never left behind as an orphan waiting for

@@ -131,10 +131,16 @@ static void rds_tcp_conn_free(struct rds_connection *conn)
  */
 static unsigned int rds_tcp_max_lanes(struct net *net, bool ids)
 {
+	struct rds_tcp_net *top = rds_tcp_net(&init_net);
 	struct rds_tcp_net *rtn = rds_tcp_net(net);
-	int lanes = READ_ONCE(rtn->lanes);
+	int lanes, legacy;
 
-	return ids ? lanes : min(lanes, READ_ONCE(rtn->lanes_legacy));
+	lanes = rds_tcp_bound(net, READ_ONCE(rtn->lanes), READ_ONCE(top->lanes));
+	if (ids)
+		return lanes;
+	legacy = rds_tcp_bound(net, READ_ONCE(rtn->lanes_legacy),
+			       READ_ONCE(top->lanes_legacy));
+	return min(lanes, legacy);
 }
 
 /* Linux's rds_tcp: a socket over TCP has TOS 0 whatever it asks for. */
