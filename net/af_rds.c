@@ -345,6 +345,7 @@ static __net_init int rds_net_init(struct net *net)
 	int ret, i;
 
 	rn->net = net;
+	rn->hash_seed = get_random_u32();
 	rds_conn_net_init(rn);
 	spin_lock_init(&rn->sock_lock);
 	INIT_LIST_HEAD(&rn->sock_list);

@@ -32,7 +32,8 @@ struct rds_cong_map {
 static struct hlist_head *rds_cong_bucket(struct rds_net *rn,
 					  const struct in6_addr *addr)
 {
-	return &rn->cong_hash[hash_32(jhash(addr, sizeof(*addr), 0),
+	return &rn->cong_hash[hash_32(jhash(addr, sizeof(*addr),
+					    rn->hash_seed),
 				      RDS_CONG_HASH_BITS)];
 }
 

@@ -61,14 +61,19 @@ struct rds_conn_tomb {
 	u64			t_next_rx_seq;
 };
 
-static u32 rds_conn_hash(const struct in6_addr *laddr,
+/* Seeded per namespace: a peer that picks its addresses (IPv6 gives it
+ * plenty) cannot aim them all at one bucket, walked under conn_lock with
+ * bottom halves off.
+ */
+static u32 rds_conn_hash(const struct rds_net *rn,
+			 const struct in6_addr *laddr,
 			 const struct in6_addr *faddr,
 			 enum rds_trans_type type, u8 tos, u8 lane)
 {
-	u32 h = jhash(laddr, sizeof(*laddr), tos);
+	u32 h = jhash(laddr, sizeof(*laddr), rn->hash_seed ^ tos);
 
 	return hash_32(jhash_3words(jhash(faddr, sizeof(*faddr), h), type,
-				    lane, 0),
+				    lane, rn->hash_seed),
 		       RDS_CONN_HASH_BITS);
 }
 
@@ -97,7 +102,7 @@ static struct rds_connection *rds_conn_find_lane(struct rds_net *rn,
 						 struct rds_connection *conn0,
 						 unsigned int k)
 {
-	u32 h = rds_conn_hash(&conn0->c_laddr, &conn0->c_faddr,
+	u32 h = rds_conn_hash(rn, &conn0->c_laddr, &conn0->c_faddr,
 			      conn0->c_trans->type, conn0->c_tos, k);
 
 	return rds_conn_lookup_rcu(&rn->conn_hash[h], &conn0->c_laddr,
@@ -307,9 +312,9 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 		  const struct rds_transport *trans, u8 tos, int dev_if,
 		  u8 lane, struct rds_connection *conn0, gfp_t gfp)
 {
-	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos, lane);
-	struct hlist_head *head = &rds_net(net)->conn_hash[h];
 	struct rds_net *rn = rds_net(net);
+	u32 h = rds_conn_hash(rn, laddr, faddr, trans->type, tos, lane);
+	struct hlist_head *head = &rn->conn_hash[h];
 	struct rds_connection *conn, *found;
 	int ret = 0;
 
@@ -427,11 +432,12 @@ struct rds_connection *rds_conn_find(struct net *net,
 				     const struct rds_transport *trans,
 				     u8 tos, int dev_if)
 {
-	u32 h = rds_conn_hash(laddr, faddr, trans->type, tos, 0);
+	struct rds_net *rn = rds_net(net);
+	u32 h = rds_conn_hash(rn, laddr, faddr, trans->type, tos, 0);
 	struct rds_connection *conn;
 
 	rcu_read_lock();
-	conn = rds_conn_lookup_rcu(&rds_net(net)->conn_hash[h], laddr, faddr,
+	conn = rds_conn_lookup_rcu(&rn->conn_hash[h], laddr, faddr,
 				   trans, tos, dev_if, 0);
 	if (conn && !refcount_inc_not_zero(&conn->c_refs))
 		conn = NULL;
@@ -956,8 +962,8 @@ void rds_conn_net_exit(struct rds_net *rn)
  */
 static void rds_conn_bury_locked(struct rds_net *rn, struct rds_conn_tomb *t)
 {
-	u32 h = rds_conn_hash(&t->t_laddr, &t->t_faddr, t->t_type, t->t_tos,
-			      t->t_lane);
+	u32 h = rds_conn_hash(rn, &t->t_laddr, &t->t_faddr, t->t_type,
+			      t->t_tos, t->t_lane);
 	struct rds_conn_tomb *old;
 	struct hlist_node *tmp;
 

@@ -73,6 +73,7 @@ struct rds_bind_key {
  * @net: the namespace
  * @bind_table: bound sockets by struct rds_bind_key
  * @bind_mutex: serializes inserts into @bind_table
+ * @hash_seed: random, keys @conn_hash, @tomb_hash and @cong_hash
  * @conn_lock: serializes writers of @conn_hash and the fields down to
  *	@tomb_count (hash readers use RCU)
  * @conn_hash: connections by addresses, TOS and transport
@@ -109,6 +110,7 @@ struct rds_net {
 	struct net		*net;
 	struct rhashtable	bind_table;
 	struct mutex		bind_mutex;	/* bind_table inserts */
+	u32			hash_seed;	/* conn, tomb and cong hashes */
 	spinlock_t		conn_lock;	/* conn_hash writers, tombs */
 	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
 	unsigned int		conn_count;
