@@ -7,6 +7,7 @@
  * loopback: those tests skip there.
  */
 #define _GNU_SOURCE 1
+#include <math.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -417,6 +418,58 @@ RDS_TEST(use_once_dies_after_one_use)
 	close(t);
 	close(s);
 	RDS_EXPECT(rds_obj("mrs") <= 0);
+}
+
+/*
+ * On an adapter a cookie's key is the device's: its high 24 bits name a
+ * region of the pool, its low byte changes on every reuse. Registering
+ * and freeing 8 KiB 200 times in a row must not hand the same region
+ * back each time (a peer holding the last cookie would then find the
+ * next registration in at most 255 guesses): at least 8 regions take
+ * turns, no more than 1 in 4 registrations reuses the region just freed
+ * (1 in 16 expected), and a region never comes back with its last key.
+ */
+RDS_TEST(mr_reuse_unpredictable)
+{
+	enum { N = 200, MAXR = 256 };
+	uint32_t seen[MAXR], last_key[MAXR];
+	unsigned int count[MAXR] = { 0 };
+	unsigned char *buf = rds_pages(2);
+	uint32_t key, prev = 0;
+	int nseen = 0, again = 0, i, j, fd;
+	struct rds_addr a;
+	uint64_t cookie;
+	double bits = 0;
+
+	if (!on_adapter())
+		rds_test_skip("loopback keys are a keyed permutation (bind tests)");
+	fd = rds_bound(addr_t(), 0, &a);
+	for (i = 0; i < N; i++) {
+		cookie = 0;
+		RDS_EXPECT_OK(rds_get_mr(fd, buf, 2 * PG, 0, &cookie));
+		key = (uint32_t)cookie;
+		RDS_EXPECT_OK(rds_free_mr(fd, cookie, 0));
+		for (j = 0; j < nseen && seen[j] != key >> 8; j++)
+			;
+		if (j == nseen) {
+			RDS_EXPECT(nseen < MAXR);
+			seen[nseen++] = key >> 8;
+		} else {
+			RDS_EXPECT(last_key[j] != key);
+		}
+		last_key[j] = key;
+		count[j]++;
+		if (i && key >> 8 == prev >> 8)
+			again++;
+		prev = key;
+	}
+	for (j = 0; j < nseen; j++)
+		bits -= (double)count[j] / N * log2((double)count[j] / N);
+	printf("# %d registrations: %d regions took turns, %d reused the one just freed, index entropy %.2f bits\n",
+	       N, nseen, again, bits);
+	RDS_EXPECT(nseen >= 8);
+	RDS_EXPECT(again <= N / 4);
+	close(fd);
 }
 
 RDS_TEST(rdma_map_delivers_rdma_dest)

@@ -206,6 +206,7 @@ struct rds_rdma_regqp;
  * @frmr_free: regions ready for reuse, per class
  * @frmr_live: regions registered (or being registered)
  * @frmr_count: regions per class, free or live
+ * @frmr_nfree: regions per class on @frmr_free
  * @list: on the engine's list of devices while not dead
  */
 struct rds_rdma_dev {
@@ -223,6 +224,7 @@ struct rds_rdma_dev {
 	struct list_head	frmr_free[RDS_RDMA_FRMR_CLASSES];
 	struct list_head	frmr_live;
 	unsigned int		frmr_count[RDS_RDMA_FRMR_CLASSES];
+	unsigned int		frmr_nfree[RDS_RDMA_FRMR_CLASSES];
 	struct list_head	list;
 };
 

@@ -49,6 +49,17 @@ static const unsigned int rds_rdma_frmr_cap[RDS_RDMA_FRMR_CLASSES] = {
 	16384, 2048,
 };
 
+/* A class reuses a region only once this many are free, and then one of
+ * them at random: a peer that held a cookie cannot tell when its region
+ * comes back (LIFO reuse gave it back at the next registration, where
+ * the key's random low byte alone, 255 values, kept it out). A guess at
+ * a live key names one of at least this many regions and one of 255
+ * bytes: under 1 in 4080 (about 12 bits; the 24 index bits of a pool a
+ * peer has not seen add more). At the class's cap the spread is what
+ * is free.
+ */
+#define RDS_RDMA_FRMR_SPREAD	16
+
 /**
  * struct rds_rdma_frmr - one fast-registration memory region
  * @f_mr: the device's region; NULL once the device took it away
@@ -90,6 +101,24 @@ static void rds_rdma_frmr_destroy(struct rds_rdma_frmr *f)
 	kfree(f);
 }
 
+/* A free region of @class to reuse, or NULL to make a new one. */
+static struct rds_rdma_frmr *rds_rdma_frmr_pick_locked(struct rds_rdma_dev *dev,
+						       unsigned int class)
+{
+	unsigned int n = dev->frmr_nfree[class], k;
+	struct rds_rdma_frmr *f;
+
+	lockdep_assert_held(&dev->frmr_lock);
+	if (!n || (n < RDS_RDMA_FRMR_SPREAD &&
+		   dev->frmr_count[class] < rds_rdma_frmr_cap[class]))
+		return NULL;
+	k = get_random_u32_below(min_t(unsigned int, n, RDS_RDMA_FRMR_SPREAD));
+	list_for_each_entry(f, &dev->frmr_free[class], f_item)
+		if (!k--)
+			return f;
+	return NULL;	/* not reached: n counts the list */
+}
+
 /* A region of @class from the free list or a new one. */
 static struct rds_rdma_frmr *rds_rdma_frmr_get(struct rds_rdma_dev *dev,
 					       unsigned int class)
@@ -99,10 +128,10 @@ static struct rds_rdma_frmr *rds_rdma_frmr_get(struct rds_rdma_dev *dev,
 	int ret = -ENOMEM;
 
 	mutex_lock(&dev->frmr_lock);
-	f = list_first_entry_or_null(&dev->frmr_free[class],
-				     struct rds_rdma_frmr, f_item);
+	f = rds_rdma_frmr_pick_locked(dev, class);
 	if (f) {
 		list_move(&f->f_item, &dev->frmr_live);
+		dev->frmr_nfree[class]--;
 		mutex_unlock(&dev->frmr_lock);
 		rds_rdma_stat_inc(class ? RDS_RDMA_STAT_MR_1M_REUSED :
 				  RDS_RDMA_STAT_MR_8K_REUSED);
@@ -153,7 +182,11 @@ static void rds_rdma_frmr_put(struct rds_rdma_frmr *f, bool reuse)
 
 	mutex_lock(&dev->frmr_lock);
 	if (reuse && f->f_mr && !dev->dead) {
-		list_move(&f->f_item, &dev->frmr_free[f->f_class]);
+		/* At the tail: the spread is taken from the head, so a
+		 * region just freed waits its turn.
+		 */
+		list_move_tail(&f->f_item, &dev->frmr_free[f->f_class]);
+		dev->frmr_nfree[f->f_class]++;
 		mutex_unlock(&dev->frmr_lock);
 		return;
 	}
@@ -425,8 +458,10 @@ void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev)
 		ib_dereg_mr(f->f_mr);
 		f->f_mr = NULL;
 	}
-	for (c = 0; c < RDS_RDMA_FRMR_CLASSES; c++)
+	for (c = 0; c < RDS_RDMA_FRMR_CLASSES; c++) {
 		list_splice_init(&dev->frmr_free[c], &gone);
+		dev->frmr_nfree[c] = 0;
+	}
 	mutex_unlock(&dev->frmr_lock);
 	up_write(&dev->reg_rwsem);
 	list_for_each_entry_safe(f, tmp, &gone, f_item) {
