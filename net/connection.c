@@ -676,6 +676,7 @@ static void rds_conn_shutdown(struct rds_connection *conn, bool final)
 	lock_map_release(&conn->c_xmit_map);
 	wait_event(conn->c_waitq,
 		   !test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
+	rds_conn_assert_xmit_quiet(conn);
 	if (conn->c_trans->conn_shutdown)
 		conn->c_trans->conn_shutdown(conn);
 	/* The message stopped half-way starts again from its first byte,

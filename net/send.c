@@ -565,6 +565,7 @@ static struct rds_message *rds_send_next(struct rds_connection *conn,
 {
 	struct rds_message *rm = conn->c_xmit_rm;
 
+	rds_conn_assert_xmit_held(conn);
 	*err = 0;
 	if (rm) {
 		/* Canceled before its first byte left: forget it. */
@@ -608,6 +609,7 @@ static int rds_send_one(struct rds_connection *conn, struct rds_message *rm)
 {
 	int ret = 0;
 
+	rds_conn_assert_xmit_held(conn);
 	if (!conn->c_xmit_pos)
 		ret = rds_send_xmit_rdma(conn, rm);
 	if (!ret)

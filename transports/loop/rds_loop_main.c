@@ -63,6 +63,7 @@ static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm,
 {
 	struct rds_incoming *inc = &rm->m_inc;
 
+	rds_conn_assert_xmit_held(conn);
 	if (rds_loop_undelivered(rm)) {
 		rds_send_drop_acked(conn, be64_to_cpu(rm->m_hdr.h_sequence));
 		return 0;

@@ -127,6 +127,7 @@ int rds_loop_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 	int status = RDS_RDMA_REMOTE_ERROR;
 	struct rds_mr_access acc;
 
+	rds_conn_assert_xmit_held(conn);
 	if (rds_mr_access_begin(conn, rm, &acc) &&
 	    rds_loop_rdma_in_range(acc.mr, op)) {
 		if (op->op_type == RDS_OP_RDMA) {

@@ -294,6 +294,7 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rdma_cm_id *id, *stale;
 
+	rds_conn_assert_xmit_quiet(conn);
 	/* It connects only while CONNECTING: not after this. */
 	cancel_delayed_work_sync(&ic->i_connect_w);
 	mutex_lock(&ic->i_cm_mutex);

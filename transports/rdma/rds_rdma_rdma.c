@@ -344,6 +344,7 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 	struct rds_rdma_ctx *x;
 	int ret;
 
+	rds_conn_assert_xmit_held(conn);
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
 		return -ENOMEM;

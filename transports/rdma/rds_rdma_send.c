@@ -327,6 +327,7 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	int flags = 0, ret;
 	u64 ack;
 
+	rds_conn_assert_xmit_held(conn);
 	*hdr = rm->m_hdr;
 	ack = rds_rdma_ack_seq(conn);
 	hdr->h_ack = cpu_to_be64(ack);
@@ -420,6 +421,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 	unsigned int nfrags;
 	int ret;
 
+	rds_conn_assert_xmit_held(conn);
 	/* Known before the connection is up, and nothing transmits before. */
 	if (WARN_ON_ONCE(!ic->i_frag_pages))
 		return -ENOTCONN;
@@ -471,6 +473,7 @@ void rds_rdma_xmit_complete(struct rds_connection *conn)
 	u32 slot = ic->i_send_head;
 	struct rds_rdma_send *s;
 
+	rds_conn_assert_xmit_held(conn);
 	/* A full ring's last slot was signaled (rds_rdma_post_frag()). */
 	if (!ic->i_send_unsignaled || !ic->i_sends ||
 	    atomic_read(&ic->i_send_used) >= ic->i_send_ring)

@@ -369,6 +369,7 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 	struct socket *sock;
 	struct sock *sk;
 
+	rds_conn_assert_xmit_quiet(conn);
 	mutex_lock(&tc->t_mutex);
 	sock = tc->t_sock;
 	if (!sock) {

@@ -102,6 +102,7 @@ void rds_tcp_xmit_prepare(struct rds_connection *conn)
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 	struct list_head *q = &conn->c_send_queue;
 
+	rds_conn_assert_xmit_held(conn);
 	/* A hint only: an unlocked look at the queue. */
 	tc->t_corked = tc->t_sock && !list_empty_careful(q) &&
 		       READ_ONCE(q->next->next) != q;
@@ -113,6 +114,7 @@ void rds_tcp_xmit_complete(struct rds_connection *conn)
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 
+	rds_conn_assert_xmit_held(conn);
 	if (tc->t_corked && tc->t_sock)
 		tcp_sock_set_cork(tc->t_sock->sk, false);
 	tc->t_corked = false;
@@ -161,6 +163,7 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 	u32 una;
 	int ret;
 
+	rds_conn_assert_xmit_held(conn);
 	if (!sock)
 		return -ENOTCONN;
 	if (!*pos)

@@ -210,6 +210,44 @@ static inline void rds_conn_xmit_unlock(struct rds_connection *conn)
 	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
 }
 
+/**
+ * rds_conn_assert_xmit_held - the caller runs @conn's transmit loop
+ * @conn: the connection
+ *
+ * For code that touches transmit state (the core's c_xmit_rm, a
+ * transport's send ring or cork). Checked only in lockdep kernels: the
+ * bit must be set and lockdep must see this task holding it.
+ */
+static inline void rds_conn_assert_xmit_held(struct rds_connection *conn)
+{
+#ifdef CONFIG_LOCKDEP
+	WARN_ON_ONCE(!test_bit(RDS_CONN_IN_XMIT, &conn->c_flags));
+	lockdep_assert(lock_is_held(&conn->c_xmit_map));
+#endif
+}
+
+/**
+ * rds_conn_assert_xmit_quiet - transmit state is the caller's alone
+ * @conn: the connection
+ *
+ * The caller runs the transmit loop, or shuts @conn down: c_cm_mutex
+ * held and the connection DISCONNECTING (after the shutdown waited for
+ * the transmit bit) or DOWN (a final shutdown). The bit itself is not
+ * asserted clear there: a sender may still take it for a moment, see
+ * the connection is not UP and leave, touching nothing.
+ */
+static inline void rds_conn_assert_xmit_quiet(struct rds_connection *conn)
+{
+#ifdef CONFIG_LOCKDEP
+	enum rds_conn_state state = atomic_read(&conn->c_state);
+
+	if (lock_is_held(&conn->c_xmit_map))
+		return;
+	lockdep_assert_held(&conn->c_cm_mutex);
+	WARN_ON_ONCE(state != RDS_CONN_DISCONNECTING && state != RDS_CONN_DOWN);
+#endif
+}
+
 struct rds_connection *rds_conn_create(struct net *net,
 				       const struct in6_addr *laddr,
 				       const struct in6_addr *faddr,
