@@ -531,7 +531,7 @@ static void rds_conn_timeout_worker(struct work_struct *work)
 		return;
 	rds_stats_inc(rds_net(rds_conn_net(conn)),
 		      RDS_STAT_CONN_CONNECT_TIMEOUT);
-	trace_rds_conn_error(conn, -ETIMEDOUT, 1);
+	trace_rds_conn_error(conn, -ETIMEDOUT, RDS_TRACE_SITE_CONNECT_TIMEOUT);
 	rds_conn_drop(conn);
 }
 
@@ -566,7 +566,7 @@ static void rds_conn_connect_worker(struct work_struct *work)
 out:
 	mutex_unlock(&conn->c_cm_mutex);
 	if (ret) {
-		trace_rds_conn_error(conn, ret, 1);
+		trace_rds_conn_error(conn, ret, RDS_TRACE_SITE_CONNECT);
 		rds_conn_drop(conn);
 	}
 }

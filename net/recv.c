@@ -215,7 +215,7 @@ EXPORT_SYMBOL_GPL(rds_recv_incoming_last);
 void rds_recv_bad_header(struct rds_connection *conn, int err)
 {
 	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RECV_DROP_BAD_HEADER);
-	trace_rds_conn_error(conn, err, 2);
+	trace_rds_conn_error(conn, err, RDS_TRACE_SITE_BAD_HEADER);
 	net_warn_ratelimited("rds: %s: bad header from %pI6c (%d), dropping the connection\n",
 			     conn->c_trans->name, &conn->c_faddr, err);
 	rds_conn_drop(conn);

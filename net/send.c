@@ -382,7 +382,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_RDMA, ndropped);
 	rds_send_retire(&dropped, RDS_RDMA_DROPPED);
 	if (n)
-		trace_rds_retransmit(conn, n, 0);
+		trace_rds_retransmit(conn, n);
 }
 
 /* The socket of @rm, still queued on its connection, closed: keep it for
@@ -703,7 +703,7 @@ restart:
 		return ret;
 	}
 	if (ret) {
-		trace_rds_conn_error(conn, ret, 0);
+		trace_rds_conn_error(conn, ret, RDS_TRACE_SITE_XMIT);
 		rds_conn_drop(conn);
 		return 0;
 	}
