@@ -32,6 +32,7 @@
 #include <net/tcp.h>
 
 #include "rds_tcp.h"
+#include "rds_tcp_trace.h"
 
 /* Linux's rds_tcp keepalive: a dead peer is noticed in about 30 s. */
 #define RDS_TCP_KEEPIDLE	5
@@ -92,6 +93,7 @@ static void rds_tcp_state_change(struct sock *sk)
 	}
 	orig = tc->t_orig.state_change;
 	conn = rds_tcp_to_conn(tc);
+	trace_rds_tcp_state_change(conn, sk);
 
 	switch (sk->sk_state) {
 	case TCP_ESTABLISHED:
@@ -402,5 +404,6 @@ void rds_tcp_conn_shutdown(struct rds_connection *conn)
 	/* What TCP acked is the peer's promise kept: deliver it. */
 	rds_tcp_recv_drain(tc, sk);
 	rds_tcp_recv_reset(tc);
+	trace_rds_tcp_reset(sk, RDS_TCP_RESET_SHUTDOWN);
 	sock_release(sock);	/* a reset: rds_tcp_tune() */
 }

@@ -22,6 +22,7 @@
 #include <net/tcp.h>
 
 #include "rds_tcp.h"
+#include "rds_tcp_trace.h"
 
 #define RDS_TCP_BACKLOG	64
 
@@ -54,6 +55,7 @@ out:
 /* Close @sock at once with a reset: nothing of it is ours to flush. */
 static void rds_tcp_refuse(struct socket *sock)
 {
+	trace_rds_tcp_reset(sock->sk, RDS_TCP_RESET_REFUSE);
 	sock_no_linger(sock->sk);
 	sock_release(sock);
 }
