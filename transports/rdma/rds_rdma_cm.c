@@ -18,6 +18,7 @@
 #include <net/rds/compat.h>
 
 #include "rds_rdma.h"
+#include "rds_rdma_trace.h"
 
 /* What a reject carries (a host-endian int, as Linux): 1 for races,
  * stale connections, versions and failures alike.
@@ -190,10 +191,11 @@ static u16 rds_rdma_cm_version(const struct rds_rdma_cdata_common *c)
 	return 0;
 }
 
-static int rds_rdma_cm_reject(struct rdma_cm_id *id)
+static int rds_rdma_cm_reject(struct rdma_cm_id *id, enum rds_rdma_refusal r)
 {
 	int why = RDS_RDMA_REJ_RETRY;
 
+	trace_rds_rdma_cm_refuse(id, r);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_REFUSED);
 	rdma_reject(id, &why, sizeof(why), IB_CM_REJ_CONSUMER_DEFINED);
 	return 1;	/* the CM destroys @id */
@@ -279,14 +281,14 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			      &cm_laddr) ||
 	    !rds_rdma_cm_addr((struct sockaddr *)&id->route.addr.dst_addr,
 			      &cm_faddr))
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_ADDR);
 	v6 = !ipv6_addr_v4mapped(&cm_laddr);
 	c = rds_rdma_cm_common(ev, v6);
 	if (!c)
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_PDATA);
 	version = rds_rdma_cm_version(c);
 	if (!version)
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_VERSION);
 	if (v6) {
 		faddr = cd->v6.saddr;
 		laddr = cd->v6.daddr;
@@ -297,23 +299,23 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	/* The peer may only speak for itself, to us. */
 	if (!ipv6_addr_equal(&laddr, &cm_laddr) ||
 	    !ipv6_addr_equal(&faddr, &cm_faddr))
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_SPOOF);
 
 	fl = rds_rdma_flavor_find(ibdev->node_type);
 	if (!fl)
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_NO_FLAVOR);
 	if (rds_addr_is_local(&init_net, &faddr, 0) &&
 	    !rds_rdma_cm_own_request(fl, &laddr, &faddr, c->tos,
 				     rds_rdma_cm_port(&id->route.addr.dst_addr))) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_LOCAL);
 		module_put(fl->trans.owner);
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_LOCAL);
 	}
 	conn = rds_conn_create(&init_net, &laddr, &faddr, &fl->trans, c->tos,
 			       0, GFP_KERNEL);
 	module_put(fl->trans.owner);
 	if (IS_ERR(conn))
-		return rds_rdma_cm_reject(id);
+		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_NO_CONN);
 	ic = rds_rdma_conn(conn);
 
 	mutex_lock(&ic->i_cm_mutex);
@@ -362,11 +364,11 @@ drop:
 	mutex_unlock(&ic->i_cm_mutex);
 	rds_conn_drop(conn);
 	rds_conn_put(conn);
-	return rds_rdma_cm_reject(id);
+	return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_SETUP);
 reject:
 	mutex_unlock(&ic->i_cm_mutex);
 	rds_conn_put(conn);
-	return rds_rdma_cm_reject(id);
+	return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_RACE);
 }
 
 /* Our request was accepted: what did the peer answer? */
@@ -480,6 +482,7 @@ int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct rds_connection *conn = id->context;
 	struct rds_rdma_conn *ic;
 
+	trace_rds_rdma_cm_event(id, ev);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_EVT_HANDLER_CALL);
 	if (!conn) {
 		/* The listeners' ids, and requests before we took them. */

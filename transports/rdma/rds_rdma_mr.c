@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 
 #include "rds_rdma.h"
+#include "rds_rdma_trace.h"
 
 /* Pool classes: Linux's 8K and 1M pools (two pages or 256, plus one for
  * an unaligned start).
@@ -89,6 +90,7 @@ static void rds_rdma_frmr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_rdma_frmr *f = container_of(wc->wr_cqe,
 					       struct rds_rdma_frmr, f_cqe);
 
+	trace_rds_rdma_reg_done(cq, wc, -1);
 	f->f_status = wc->status;
 	complete(&f->f_done);
 }
@@ -332,6 +334,7 @@ static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
 	wr.key = f->f_mr->rkey;
 	wr.access = access;
 	ret = rds_rdma_frmr_post(dev, f, &wr.wr);
+	trace_rds_rdma_mr_reg(f->f_mr, f->f_nents, ret);
 	if (ret)
 		rds_rdma_frmr_unmap(f);
 	return ret;
@@ -420,6 +423,7 @@ void rds_rdma_mr_free(struct rds_mr *mr)
 		wr.ex.invalidate_rkey = f->f_mr->rkey;
 		ret = rds_rdma_frmr_post(dev, f, &wr);
 	}
+	trace_rds_rdma_mr_inv(mr->r_key, ret);
 	if (ret && f->f_mr) {
 		/* Not invalidated: destroying the region is as good. */
 		rds_rdma_frmr_unmap(f);

@@ -33,6 +33,7 @@
 #include <net/rds/rdma.h>
 
 #include "rds_rdma.h"
+#include "rds_rdma_trace.h"
 
 /**
  * struct rds_rdma_ctx - one RDMA operation in flight
@@ -128,8 +129,10 @@ static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 	/* Pairs with the barrier in rds_rdma_rdma_room(). */
 	smp_mb__after_atomic();
 	if (test_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags) &&
-	    test_and_clear_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags))
+	    test_and_clear_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags)) {
+		trace_rds_rdma_tx_resume(conn, RDS_RDMA_STALL_RDMA);
 		rds_send_kick(conn);
+	}
 }
 
 static void rds_rdma_ctx_release(struct work_struct *work)
@@ -146,6 +149,7 @@ static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_rdma_ctx *x = container_of(wc->wr_cqe, struct rds_rdma_ctx,
 					      x_cqe);
 
+	trace_rds_rdma_rdma_done(cq, wc, -1);
 	/* Shutdown gave up on it: it is only memory now. */
 	if (test_and_set_bit(0, &x->x_claimed))
 		return;
@@ -172,6 +176,7 @@ static bool rds_rdma_rdma_room(struct rds_rdma_conn *ic, int nwr)
 		return true;
 	}
 	atomic_add(nwr, &ic->i_rdma_wr_avail);
+	trace_rds_rdma_tx_stall(rds_conn_from_tdata(ic), RDS_RDMA_STALL_RDMA);
 	return false;
 }
 

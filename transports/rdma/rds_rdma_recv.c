@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "rds_rdma.h"
+#include "rds_rdma_trace.h"
 
 /* How soon a refused message or a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
@@ -156,8 +157,11 @@ static void rds_rdma_recv_complete(struct rds_connection *conn,
 				   struct rds_rdma_incoming *inc)
 {
 	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
-	if (list_empty(&ic->i_rx_backlog) && rds_rdma_deliver(conn, ic, inc))
-		return;
+	if (list_empty(&ic->i_rx_backlog)) {
+		if (rds_rdma_deliver(conn, ic, inc))
+			return;
+		trace_rds_rdma_rx_backlog_enter(conn, ic->i_recv_posted);
+	}
 	list_add_tail(&inc->ii_item, &ic->i_rx_backlog);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BACKLOG);
 	queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, RDS_RDMA_RX_RETRY);
@@ -273,7 +277,9 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					       r_cqe);
 	struct rds_rdma_conn *ic = cq->cq_context;
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	bool empty;
 
+	trace_rds_rdma_recv_done(cq, wc, r - ic->i_recvs);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_CQ_EVENT);
 	spin_lock(&ic->i_rx_lock);
 	/* Receives complete in order, but a device may flush a receive
@@ -302,10 +308,15 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		rds_rdma_recv_one(conn, ic, r, wc->byte_len);
-	if (!ic->i_recv_posted)
+	empty = !ic->i_recv_posted;
+	if (empty) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_RX_RING_EMPTY);
+		trace_rds_rdma_rx_rnr_enter(conn, 0);
+	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_CQ);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	if (empty && ic->i_recv_posted)
+		trace_rds_rdma_rx_rnr_exit(conn, ic->i_recv_posted);
 	rds_rdma_send_ack(conn);
 	spin_unlock(&ic->i_rx_lock);
 }
@@ -322,10 +333,13 @@ void rds_rdma_recv_worker(struct work_struct *work)
 						struct rds_rdma_conn, i_rx_w);
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
 	struct rds_rdma_incoming *inc;
+	bool backlog, empty;
 
 	spin_lock_bh(&ic->i_rx_lock);
 	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		goto out;
+	backlog = !list_empty(&ic->i_rx_backlog);
+	empty = !ic->i_recv_posted;
 	while ((inc = list_first_entry_or_null(&ic->i_rx_backlog,
 					       struct rds_rdma_incoming,
 					       ii_item))) {
@@ -337,8 +351,12 @@ void rds_rdma_recv_worker(struct work_struct *work)
 			goto out;
 		}
 	}
+	if (backlog)
+		trace_rds_rdma_rx_backlog_exit(conn, ic->i_recv_posted);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_THREAD);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
+	if (empty && ic->i_recv_posted)
+		trace_rds_rdma_rx_rnr_exit(conn, ic->i_recv_posted);
 	rds_rdma_send_ack(conn);
 out:
 	spin_unlock_bh(&ic->i_rx_lock);

@@ -22,6 +22,7 @@
 #include <net/rds/rdma.h>
 
 #include "rds_rdma.h"
+#include "rds_rdma_trace.h"
 
 /* How long an ack nobody asked for waits for a message to ride on. */
 #define RDS_RDMA_ACK_DELAY	msecs_to_jiffies(20)
@@ -84,6 +85,7 @@ static void rds_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
 	u32 idx = s - ic->i_sends, t, n = 0;
 
+	trace_rds_rdma_send_done(cq, wc, idx);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_TX_CQ_EVENT);
 	/* A device may flush a SEND posted after its queue pair went to
 	 * error at once, ahead of older ones (siw 6.1), retiring them here;
@@ -111,8 +113,10 @@ static void rds_rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* Pairs with the barrier in rds_rdma_ring_full(). */
 	smp_mb__after_atomic();
 	if (test_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags) &&
-	    test_and_clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags))
+	    test_and_clear_bit(RDS_RDMA_SEND_STALLED, &ic->i_flags)) {
+		trace_rds_rdma_tx_resume(conn, RDS_RDMA_STALL_SEND_RING);
 		rds_send_kick(conn);
+	}
 }
 
 static void rds_rdma_ack_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -120,6 +124,7 @@ static void rds_rdma_ack_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_rdma_conn *ic = cq->cq_context;
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
 
+	trace_rds_rdma_ack_done(cq, wc, ic->i_send_ring);
 	clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
 	if (rds_rdma_wc_failed(conn, wc, "ack to"))
 		return;
@@ -272,6 +277,8 @@ static bool rds_rdma_ring_full(struct rds_rdma_conn *ic)
 		return false;
 	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_TX_RING_FULL);
+	trace_rds_rdma_tx_stall(rds_conn_from_tdata(ic),
+				RDS_RDMA_STALL_SEND_RING);
 	return true;
 }
 
@@ -399,7 +406,10 @@ static bool rds_rdma_rdma_pending(struct rds_connection *conn,
 	 * operation before it looks at the bit.
 	 */
 	smp_mb__after_atomic();
-	return !READ_ONCE(op->op_done);
+	if (READ_ONCE(op->op_done))
+		return false;
+	trace_rds_rdma_tx_stall(conn, RDS_RDMA_STALL_RDMA);
+	return true;
 }
 
 /**
