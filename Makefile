@@ -6,9 +6,9 @@
 
 # KERNEL=6.12 (a name scripts/lib.sh knows) builds for another Debian
 # release's kernel, inside a root of that release made on first use
-# (scripts/debian-root.sh); KERNEL=6.1, or none, is the host's own.
+# (scripts/kernel/debian-root.sh); KERNEL=6.1, or none, is the host's own.
 ifneq ($(filter-out 6.1 host,$(KERNEL)),)
-RDS_KENV := $(shell scripts/kernel-env.sh $(KERNEL))
+RDS_KENV := $(shell scripts/kernel/kernel-env.sh $(KERNEL))
 ifeq ($(words $(RDS_KENV)),3)
 KDIR := $(word 1,$(RDS_KENV))
 KVER := $(word 2,$(RDS_KENV))
@@ -21,7 +21,7 @@ endif
 # That kernel's headers work only with its release's compiler and build
 # programs: the kernel builds run inside its root.
 ifneq ($(RDS_ROOT),)
-IN_ROOT := $(CURDIR)/scripts/in-root.sh $(RDS_ROOT)
+IN_ROOT := $(CURDIR)/scripts/kernel/in-root.sh $(RDS_ROOT)
 endif
 ifneq ($(KERNEL),)
 export RDS_KERNEL := $(KERNEL)
@@ -67,58 +67,58 @@ deps:
 
 check:
 ifneq ($(RDS_ROOT),)
-	scripts/check-kernel.sh $(KERNEL)
+	scripts/check/check-kernel.sh $(KERNEL)
 else
-	scripts/check.sh
+	scripts/check/check.sh
 endif
 
 # RDS/TCP between two hosts: a netns pair in one guest and two guests on
-# one virtual wire (scripts/vm2.sh). RDS_IMPL=ours|intree (default intree
+# one virtual wire (scripts/vm/vm2.sh). RDS_IMPL=ours|intree (default intree
 # until our rds_tcp reaches other hosts), WIRE_PAIRS="A:B ..."; see
 # Documentation/testbed.rst. The short variant is what make check will run.
 check-wire:
-	scripts/check-wire.sh
+	scripts/check/check-wire.sh
 
 check-wire-short:
-	scripts/check-wire.sh --short
+	scripts/check/check-wire.sh --short
 
 # The whole suite on Debian 13's Linux 6.12 (same as make check KERNEL=6.12).
 check-6.12:
-	scripts/check-kernel.sh 6.12
+	scripts/check/check-kernel.sh 6.12
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection),
 # built once into the cache; see Documentation/testbed.rst.
 debug-kernel:
-	scripts/debug-kernel.sh
+	scripts/kernel/debug-kernel.sh
 
 # The suite on the debug kernel, then kmemleak and fault injection.
 check-debug:
-	scripts/check-debug.sh
+	scripts/check/check-debug.sh
 
 # Only the fault-injection boot on the debug kernel.
 check-fault:
-	scripts/check-debug.sh --fault
+	scripts/check/check-debug.sh --fault
 
 # trinity + rds-fuzz in the guest for FUZZ_SECONDS (default 600) as an
 # unprivileged user; the debug kernel if built (results/fuzz/).
 fuzz:
-	scripts/fuzz.sh
+	scripts/check/fuzz.sh
 
 # RDS/TCP teardown under load, SOAK_ROUNDS (100) rounds on the debug
 # kernel, then kmemleak (results/soak/).
 soak:
-	scripts/soak.sh
+	scripts/check/soak.sh
 
 demo:
-	scripts/demo.sh
+	scripts/vm/demo.sh
 
 # rds-stress scenarios, Linux's in-tree RDS vs ours (results/bench/).
 bench:
-	scripts/bench.sh
+	scripts/bench/bench.sh
 
 # An interactive shell in the guest with our modules loaded.
 vm: all
-	scripts/vm.sh --rdma --interactive
+	scripts/vm/vm.sh --rdma --interactive
 
 install: modules_install
 modules_install: modules
@@ -129,7 +129,7 @@ sparse:
 	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 checkpatch:
-	scripts/checkpatch.sh
+	scripts/check/checkpatch.sh
 
 clean:
 	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -5,7 +5,7 @@
  *
  * Layers, bottom up: a file calls only into files listed before it, the
  * knot's three excepted, which call each other; this header declares
- * them in the same order. scripts/check-layering.sh checks that the
+ * them in the same order. scripts/check/check-layering.sh checks that the
  * objects have no other cycle.
  *   leaves   stats.c (module-wide state), addr.c, wire.c, trace.c,
  *            transport.c, cong.c (the map store), zcopy.c

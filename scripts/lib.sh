@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared settings for the test-bed scripts (sourced, not run).
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${RDS_CACHE:-/var/cache/rds-testbed}
 
 # The kernel we build for and boot: KDIR's release, else the newest one
@@ -38,8 +38,8 @@ die() {
 
 # The test bed's kernels. The host's own (Debian 12's 6.1) is the default;
 # RDS_KERNEL=NAME (make's KERNEL=NAME) picks another Debian release's stock
-# kernel, booted with a root of that release (scripts/debian-root.sh) in
-# which its modules are also built (scripts/in-root.sh). To add a kernel,
+# kernel, booted with a root of that release (scripts/kernel/debian-root.sh) in
+# which its modules are also built (scripts/kernel/in-root.sh). To add a kernel,
 # add its name and Debian suite here; see Documentation/testbed.rst.
 rds_kernel_suite() {
 	case "$1" in
@@ -59,7 +59,7 @@ rds_kernel_env() {
 	[ -n "${RDS_ROOT:-}" ] && return 0
 	suite=$(rds_kernel_suite "$RDS_KERNEL") ||
 		die "unknown kernel $RDS_KERNEL (known: 6.1 6.12)"
-	RDS_ROOT=$("$REPO/scripts/debian-root.sh" "$suite") ||
+	RDS_ROOT=$("$REPO/scripts/kernel/debian-root.sh" "$suite") ||
 		die "no $suite root for kernel $RDS_KERNEL"
 	KVER=$(ls "$RDS_ROOT/lib/modules" | sort -V | tail -n1)
 	KDIR=/usr/src/linux-headers-$KVER
@@ -93,7 +93,7 @@ rds_debug_kernel_env() {	# KDIR_DEBUG
 	export KDIR KVER MODDIR RDS_VM_KERNEL RDS_VM_APPEND
 }
 
-# The two-host wire (vm.sh --wire, scripts/vm2.sh): host N's NIC on it has
+# The two-host wire (vm.sh --wire, scripts/vm/vm2.sh): host N's NIC on it has
 # this MAC prefix plus N, which is how its guest finds it.
 RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
 

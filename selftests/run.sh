@@ -111,7 +111,7 @@ for p in "${progs[@]}"; do
 		fi
 	fi
 	n=$((n + 1))
-	if dmesg | tail -n +"$((mark + 1))" | ../scripts/logscan.sh > /tmp/splat; then
+	if dmesg | tail -n +"$((mark + 1))" | ../scripts/check/logscan.sh > /tmp/splat; then
 		pass=$((pass + 1))
 		emit "ok $n - $name: kernel log clean"
 	else

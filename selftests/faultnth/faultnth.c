@@ -16,7 +16,7 @@
  * Each run happens in a child process, so a run that dies or hangs is one
  * failure, and a run that needs its own network namespace takes it.
  * For each injected failure the kernel prints a stack (fault attribute
- * "verbose" = 2, set by scripts/fault-nth.sh); the first frame in one of
+ * "verbose" = 2, set by scripts/check/fault-nth.sh); the first frame in one of
  * our modules is the allocation site, written to the sites file for the
  * analysis in fault-nth.sh.
  *
@@ -1033,7 +1033,7 @@ static void run_one(const struct entry *e, int n, struct result *res)
 static int kmsg = -1;
 static FILE *sites;
 static regex_t splat_re;
-/* scripts/logscan.sh's patterns (kmemleak is judged after the run). */
+/* scripts/check/logscan.sh's patterns (kmemleak is judged after the run). */
 static const char splat_pat[] =
 	"BUG:|BUG kmalloc|WARNING:|Oops|general protection|KASAN|UBSAN|"
 	"lockdep|possible recursive locking|possible circular locking|"

@@ -3,7 +3,7 @@
 #
 # Messages sent while the peer is unreachable arrive once it is back, even
 # though their sockets closed meanwhile (RDS's delivery promise across an
-# outage, Documentation/rds.rst). Two guests on one wire (scripts/vm2.sh
+# outage, Documentation/rds.rst). Two guests on one wire (scripts/vm/vm2.sh
 # runs this on both), ours on both ends, over each transport in turn:
 #
 #	RDS_FC_TRANSPORTS="tcp ib iw"   RDS/TCP, RDS/IB over rxe1, RDS/iWARP

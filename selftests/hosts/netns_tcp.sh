@@ -8,7 +8,7 @@
 # Run it on either module set: RDS_IMPL (ours or intree, set by vm.sh)
 # names the one that must be loaded, so one script compares both.
 #
-#	scripts/vm.sh --intree -- RDS_SUITE=hosts selftests/run.sh netns
+#	scripts/vm/vm.sh --intree -- RDS_SUITE=hosts selftests/run.sh netns
 #
 # RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
 # RDS_WIRE_SHORT=1: the short variant (no netem, no reverse ping).

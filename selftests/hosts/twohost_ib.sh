@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # RDS over InfiniBand (RoCE) between two guests on one wire: rxe1 on each
-# guest's wire0 (scripts/vm2.sh --rdma runs this on both; selftests/lib/wire.sh
+# guest's wire0 (scripts/vm/vm2.sh --rdma runs this on both; selftests/lib/wire.sh
 # tells each its role): host b serves, host a is the client. Pings,
 # verified rds-stress sessions and SHA-checked exactly-once delivery of
 # 0 B to 1 MiB messages both ways (rds-wirecheck), over IPv4 and IPv6,
@@ -12,7 +12,7 @@
 # the one that must be loaded there, so the same script checks ours <->
 # Linux's rds_rdma both ways.
 #
-#	scripts/vm2.sh --rdma --impl-a ours --impl-b intree -- \
+#	scripts/vm/vm2.sh --rdma --impl-a ours --impl-b intree -- \
 #		RDS_SUITE=hosts selftests/run.sh twohost_ib
 #
 # IPv6: RDS/IB listens for IPv6 peers on 16385 through a wildcard RDMA CM

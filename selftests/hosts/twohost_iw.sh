@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # RDS over iWARP between two guests on one wire: siw1 on each guest's
-# wire0 (scripts/vm2.sh --rdma runs this on both; it replaces the rxe1 that
+# wire0 (scripts/vm/vm2.sh --rdma runs this on both; it replaces the rxe1 that
 # vm2.sh puts there, one soft device per NIC so the RDMA CM never chooses
 # between two). Host b serves, host a is the client. Pings, verified
 # rds-stress sessions, RDMA read and write initiated from each host into
@@ -15,7 +15,7 @@
 # Ours on both hosts: Linux has had no RDS over iWARP since 4.6, so there
 # is nothing else to talk to.
 #
-#	scripts/vm2.sh --rdma -- RDS_SUITE=hosts selftests/run.sh twohost_iw
+#	scripts/vm/vm2.sh --rdma -- RDS_SUITE=hosts selftests/run.sh twohost_iw
 #
 # RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
 # RDS_WIRE_SHORT=1: the short variant (IPv4 only, fewer messages; RDMA and

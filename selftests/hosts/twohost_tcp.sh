@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# RDS over TCP between two guests on one wire (scripts/vm2.sh runs this on
+# RDS over TCP between two guests on one wire (scripts/vm/vm2.sh runs this on
 # both; selftests/lib/wire.sh tells each its role): host b serves, host a
 # is the client. Pings and verified rds-stress sessions over IPv4 and
 # IPv6, one over a lossy wire (netem on both ends), and proof on both ends
@@ -10,7 +10,7 @@
 # names the one that must be loaded there, so the same script checks
 # in-tree <-> in-tree today and ours <-> in-tree interop later.
 #
-#	scripts/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
+#	scripts/vm/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
 #
 # Multipath is on with every pair: our rds_tcp offers Linux peers
 # RDS_WIRE_LANES_LEGACY lanes (default 8, as Linux does; our own default

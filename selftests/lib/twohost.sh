@@ -17,7 +17,7 @@ twohost_begin() {
 	RDS_STRESS_SUMMARY=$RDS_TOOLS_WORK/summary
 	trap 'pkill -f "rds-wirecheck send" 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
 	if ! ROLE=$(wire_role); then
-		echo "1..0 # SKIP not a two-host guest (run it through scripts/vm2.sh)"
+		echo "1..0 # SKIP not a two-host guest (run it through scripts/vm/vm2.sh)"
 		exit 0
 	fi
 }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Two-host helpers (sourced) for a command that scripts/vm2.sh runs in
+# Two-host helpers (sourced) for a command that scripts/vm/vm2.sh runs in
 # each guest. guest-init.sh exports the wire's plan:
 #	RDS_WIRE_HOST   1 (host a, the client side by convention) or 2 (host b)
 #	RDS_WIRE_SELF, RDS_WIRE_PEER     10.99.1.N

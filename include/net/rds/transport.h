@@ -5,7 +5,7 @@
  * A transport is a const ops table (part 1 below) registered with
  * rds_trans_register(); what the core offers it is part 2. What only the
  * core uses is declared in net/rds_core.h, and rds.ko exports only what
- * a transport calls (scripts/check-exports.sh).
+ * a transport calls (scripts/check/check-exports.sh).
  * The core finds a transport by type (or by asking each one whether it can
  * serve a local address) and pins its module with try_module_get() for as
  * long as a socket is bound to it or a connection uses it, so unloading a

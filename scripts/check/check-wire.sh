@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-wire`: RDS over a real wire transport between two RDS hosts:
+# TCP in two ways, a netns pair in one guest (selftests/hosts/netns_tcp.sh)
+# and two guests joined by a virtual wire (scripts/vm/vm2.sh running
+# selftests/hosts/twohost_tcp.sh on both), and InfiniBand (RoCE: rxe1 on
+# each guest's end of the wire, vm2.sh --rdma running
+# selftests/hosts/twohost_ib.sh on both) and iWARP (siw1 there instead,
+# selftests/hosts/twohost_iw.sh, ours on both). Prints TAP, then "N passed, N
+# failed" and the wall time; exits non-zero on any failure.
+#
+#	check-wire.sh [--short] [--no-build]
+#
+# --short: the short variant (fewer sessions of 1 s, one two-host pair), the
+# one make check is meant to call once our rds_tcp reaches other hosts;
+# --no-build: the caller has built everything (make check).
+#
+# Environment:
+#   RDS_IMPL    module set of the netns boot and the default pairs: intree
+#               (default: Linux's own RDS, the reference, which works
+#               today) or ours
+#   WIRE_PAIRS  two-host pairs "A:B ..." (host a is the client, b serves);
+#               default "intree:intree", or with RDS_IMPL=ours
+#               "ours:ours ours:intree intree:ours" (interop both ways);
+#               --short runs the first default one only (all given ones)
+#   IB_PAIRS    the same for RDS over IB (twohost_ib); default as
+#               WIRE_PAIRS, but --short runs none unless given (make
+#               check's budget: one IB pair is ~3 min of two TCG guests)
+#   IW_PAIRS    the same for RDS over iWARP (twohost_iw: siw1 on the
+#               wire); only ours:ours exists; default that with
+#               RDS_IMPL=ours, --short included (about 1 min), else none
+#   FC_PAIRS    the first-contact outages (selftests/hosts/first_contact.sh),
+#               one --rdma boot per pair A:B: RDS/TCP, IB and iWARP, every
+#               scenario with 20 s outages, or with --short one scenario
+#               per transport with 5 s outages (about 2 minutes); default
+#               with RDS_IMPL=ours "ours:ours intree:ours ours:intree" (ours
+#               sends, Linux receives, over TCP and IB), --short the first
+#               only; none with RDS_IMPL=intree
+#   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
+#   RESULTS     where TAP and logs go (default results/check-wire)
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+cd "$REPO" || exit 1
+
+start=$(date +%s)
+SHORT=0 BUILD=1
+for arg in "$@"; do
+	case "$arg" in
+	--short) SHORT=1 ;;
+	--no-build) BUILD=0 ;;
+	*) die "unknown argument $arg" ;;
+	esac
+done
+IMPL=${RDS_IMPL:-intree}
+case "$IMPL" in
+intree) pairs_default="intree:intree" ;;
+ours) pairs_default="ours:ours ours:intree intree:ours" ;;
+*) die "RDS_IMPL must be ours or intree, not $IMPL" ;;
+esac
+read -ra PAIRS <<< "${WIRE_PAIRS:-$pairs_default}"
+[ "$SHORT" = 1 ] && [ -z "${WIRE_PAIRS:-}" ] && PAIRS=("${PAIRS[0]}")
+ib_default=$pairs_default
+[ "$SHORT" = 1 ] && ib_default=""
+read -ra IB_PAIRS <<< "${IB_PAIRS-$ib_default}"
+iw_default=""
+[ "$IMPL" = ours ] && iw_default=ours:ours
+read -ra IW_PAIRS <<< "${IW_PAIRS-$iw_default}"
+SECS=${RDS_WIRE_SECONDS:-$([ "$SHORT" = 1 ] && echo 1 || echo 3)}
+RESULTS=${RESULTS:-$REPO/results/check-wire}
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+TAP=$RESULTS/check-wire.tap
+: > "$TAP"
+n=0 pass=0 fail=0 skip=0
+echo "TAP version 13" | tee -a "$TAP"
+
+if [ "$BUILD" = 1 ]; then
+	scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
+	step "build modules, tools and selftests" make modules tools selftests
+	[ "$fail" = 0 ] || finish
+fi
+
+# merge_tap, and the merged lines on the console too.
+merge_show() {	# FILE PREFIX
+	local before
+	before=$(wc -l < "$TAP")
+	merge_tap "$1" "$2"
+	tail -n +"$((before + 1))" "$TAP"
+}
+
+# The guests' command: the wire suite's program(s) through run.sh, which
+# adds a kernel-log check per program (and, on ours, the object count).
+guest_cmd() {	# NAME
+	printf 'RDS_WIRE_SHORT=%q RDS_WIRE_SECONDS=%q RDS_SUITE=hosts selftests/run.sh %q' \
+		"$SHORT" "$SECS" "$1"
+}
+
+# One guest, both hosts in network namespaces.
+netns_boot() {
+	local out=$RESULTS/netns-$IMPL log=$RESULTS/netns-$IMPL.log opts=() rc t0
+	[ "$IMPL" = intree ] && opts+=(--intree)
+	t0=$(date +%s)
+	scripts/vm/vm.sh "${opts[@]}" --smp 1 --timeout 900 --out "$out" -- \
+		"$(guest_cmd netns_tcp)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/results.tap" "netns pair ($IMPL): "
+	result "$rc" "netns-pair boot ($IMPL) finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	emit "# netns pair ($IMPL): $(($(date +%s) - t0)) s wall for the boot and the test"
+}
+
+# Two guests on one wire: both TAP streams come back, each kernel log is
+# scanned by vm.sh, and the wire is captured (headers only) on the host.
+twohost_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/twohost-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vm2.sh --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" \
+		--pcap "$out/wire.pcap" -- "$(guest_cmd twohost_tcp)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "two hosts ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "two hosts ($a <-> $b), b: "
+	result "$rc" "two-host boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	# Seen from outside both guests: the wire carried RDS/TCP both ways.
+	scripts/pcap/pcap-rds.py "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	result $? "two hosts ($a <-> $b): the wire's capture has RDS/TCP payload over IPv4 and IPv6" \
+		"$out/wire.txt"
+	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"
+	emit "# two hosts ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
+# The same over an RDMA fabric: vm2.sh --rdma gives each guest rxe1 on its
+# end of the wire, which twohost_iw replaces with siw1. The capture must
+# show RDS headers in the fabric's SENDs over IPv4 and IPv6: RoCEv2
+# (scripts/pcap/pcap-roce.py) or MPA/DDP in TCP (scripts/pcap/pcap-iwarp.py).
+twohost_rdma_boot() {	# ib|iw A:B
+	local kind=$1 a=${2%%:*} b=${2##*:} out log rc t0 what pcap
+	case "$kind" in
+	ib) what="IB" pcap=pcap-roce.py ;;
+	iw) what="iWARP" pcap=pcap-iwarp.py ;;
+	esac
+	out=$RESULTS/twohost-$kind-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 900 --out "$out" \
+		--pcap "$out/wire.pcap" -- "$(guest_cmd "twohost_$kind")" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "two hosts over $what ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "two hosts over $what ($a <-> $b), b: "
+	result "$rc" "two-host $what boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	scripts/$pcap "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	result $? "two hosts over $what ($a <-> $b): the wire's capture has RDS headers in the fabric's SENDs over IPv4 and IPv6" \
+		"$out/wire.txt"
+	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"
+	emit "# two hosts over $what ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
+# Messages queued while the peer is unreachable, their sockets closed,
+# arrive once it is back: both hosts take turns losing their link (QEMU's
+# set_link, served by vm2.sh), over every transport.
+first_contact_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/first-contact-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 1500 \
+		--out "$out" -- "$(guest_cmd first_contact)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "first contact ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "first contact ($a <-> $b), b: "
+	result "$rc" "first-contact boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	emit "# first contact ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
+# The two-host runner checks itself (full run only; make check's own
+# runner self-tests cover vm.sh): host a's exit status comes back, a splat
+# on host b fails a run whose commands both succeeded, and a host waiting
+# for a marker of a peer that has finished gives up at once.
+vm2_status() {
+	scripts/vm/vm2.sh --intree -a 'exit 7' -b 'exit 0'
+	[ $? = 7 ]
+}
+# The capture check can fail: a wire that carried no RDS shows none.
+vm2_pcap_empty() {
+	local pcap=$RESULTS/no-rds.pcap
+	scripts/vm/vm2.sh --intree --pcap "$pcap" -a 'exit 0' -b 'exit 0' || return 1
+	[ -s "$pcap" ] && ! scripts/pcap/pcap-rds.py "$pcap" --require v4
+}
+vm2_splat() {
+	scripts/vm/vm2.sh --intree -a 'exit 0' \
+		-b 'insmod selftests/modules/rds_test_warn.ko; exit 0'
+	[ $? = 99 ]
+}
+vm2_peer_gone() {
+	local t0=$SECONDS
+	scripts/vm/vm2.sh --intree -b 'exit 0' \
+		-a '. selftests/lib/wire.sh; ! wire_wait never 300' &&
+		[ $((SECONDS - t0)) -lt 120 ]
+}
+if [ "$SHORT" = 0 ]; then
+	[ "$BUILD" = 1 ] && step "build test-only modules" make test-modules
+	step "two-host runner returns host a's exit status" vm2_status
+	step "a capture of a wire without RDS traffic shows no RDS/TCP" vm2_pcap_empty
+	step "two-host runner fails a run whose host b logged a WARNING" vm2_splat
+	step "a host waiting for a finished peer gives up at once" vm2_peer_gone
+fi
+
+echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; iWARP pairs ${IW_PAIRS[*]:-none}; first-contact pairs ${FC_PAIRS-default}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
+netns_boot
+for pair in "${PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours|intree:intree) twohost_boot "$pair" ;;
+	*) result 1 "pair '$pair' is A:B with A and B ours or intree" ;;
+	esac
+done
+for pair in "${IB_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours|intree:intree) twohost_rdma_boot ib "$pair" ;;
+	*) result 1 "IB pair '$pair' is A:B with A and B ours or intree" ;;
+	esac
+done
+for pair in "${IW_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours) twohost_rdma_boot iw "$pair" ;;
+	*) result 1 "iWARP pair '$pair': only ours:ours (Linux has no RDS over iWARP)" ;;
+	esac
+done
+fc_default=""
+[ "$IMPL" = ours ] && fc_default="ours:ours intree:ours ours:intree"
+[ "$IMPL" = ours ] && [ "$SHORT" = 1 ] && fc_default="ours:ours"
+read -ra FC_PAIRS <<< "${FC_PAIRS-$fc_default}"
+for pair in "${FC_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours) first_contact_boot "$pair" ;;
+	*) result 1 "first-contact pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
+finish

@@ -1,0 +1,336 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: install what is missing, build everything, run the host
+# checks (warnings, sparse, checkpatch, ABI, DKMS) and the test-bed
+# self-tests, then boot the guest with rxe and siw and run the selftest
+# suite in it. Prints TAP, then "N passed, N failed[, N skipped]" and the
+# wall time; exits non-zero on any failure.
+#
+#	check.sh [NAME...]   only the guest selftests whose name has NAME
+#
+# RDS_CHECK_MODE=debug or fault is set by check-debug.sh, which runs this
+# script from a copy of the tree built against the debug kernel (KDIR,
+# KVER, MODDIR, RDS_VM_KERNEL, RDS_VM_APPEND and RESULTS come from there):
+#   debug  everything above except the DKMS build (it needs the kernel
+#          installed), plus: KASAN catches a planted use-after-free, a
+#          kmemleak scan after the suite, two debug-kernel hosts over
+#          iWARP (twohost_iw, short), and the fault-injection boot;
+#   fault  only the fault-injection boot (scripts/check/fault-inject.sh).
+#
+# RDS_KERNEL=NAME (lib.sh; set by check-kernel.sh, which runs this from a
+# copy of the tree) checks against another release's kernel, booted with
+# its own root: the build and DKMS run inside that root, the ABI probe
+# against that release's <linux/rds.h> too (and must find the same facts
+# as on the host's), sparse and checkpatch are left to the host's check.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+cd "$REPO" || exit 1
+
+start=$(date +%s)
+MODE=${RDS_CHECK_MODE:-normal}
+case "$MODE" in normal|debug|fault) ;; *) die "unknown RDS_CHECK_MODE $MODE" ;; esac
+RESULTS=${RESULTS:-$REPO/results/check}
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+TAP=$RESULTS/check.tap
+: > "$TAP"
+n=0 pass=0 fail=0 skip=0
+
+scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
+# Every build below (ours, sparse's, the other kernel's, DKMS's) on all
+# cores: one at a time they were a fifth of the run.
+export MAKEFLAGS="-j$(nproc)"
+
+rds_kernel_env
+KDIR=$(rds_kdir)
+KVER=$(rds_kver)
+export KDIR KVER
+ROOT=${RDS_ROOT:-}
+echo "# kernel $KVER ($KDIR)${RDS_VM_KERNEL:+, booting $RDS_VM_KERNEL}"
+
+# Every guest boot goes through here, so a debug kernel and its command
+# line apply to all of them.
+vm() {
+	local opts=()
+	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
+	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
+	"${VM_TREE:-$REPO}/scripts/vm/vm.sh" "${opts[@]}" "$@"
+}
+
+# The fault-injection boot: the suite once per module and probability
+# with allocations failing on that module's paths (scripts/check/fault-inject.sh).
+# A bigger log buffer keeps every injected failure's stack for counting.
+# RDS_FAULT_MODULES (fault-inject.sh's module list) is handed on to the
+# guest, which sees only the command line.
+fault_boot() {
+	local log=$RESULTS/fault.log rc job=(scripts/check/fault-inject.sh "$@")
+	[ -n "${RDS_FAULT_MODULES:-}" ] &&
+		job=(RDS_FAULT_MODULES="$(printf %q "$RDS_FAULT_MODULES")" "${job[@]}")
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
+		vm --rdma --timeout 3600 --out "$RESULTS/fault" -- \
+		"${job[@]}" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/fault/fault.tap" "fault: "
+	result "$rc" "fault-injection boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	# The closing numbers were on the console above; say so if not.
+	grep -q '^# fault:' "$log" || echo "# fault: no closing numbers (see $log)"
+}
+
+# The fail-nth boot: every call of selftests/faultnth's corpus with its
+# 1st, 2nd, 3rd... allocation failing (scripts/check/fault-nth.sh); --short in
+# check-debug, the whole corpus and the module loads in check-fault.
+faultnth_boot() {
+	local log=$RESULTS/faultnth.log rc
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
+		vm --timeout 3600 --out "$RESULTS/faultnth" -- \
+		scripts/check/fault-nth.sh "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
+	result "$rc" "fail-nth boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	grep -q '^# fault-nth:' "$log" || echo "# fault-nth: no closing numbers (see $log)"
+	# Which allocation calls of ours had a failure injected (informative:
+	# a site only workers reach cannot be hit through fail-nth).
+	[ -f "$RESULTS/faultnth/faultnth-sites.txt" ] &&
+		scripts/check/fault-nth-sites.sh "$RESULTS/faultnth/faultnth-sites.txt" \
+			"$RESULTS/faultnth/faultnth-coverage.txt" | tee -a "$log"
+}
+
+echo "TAP version 13" | tee -a "$TAP"
+
+if [ "$MODE" = fault ]; then
+	step "build modules, tools, selftests and test-only modules" \
+		make modules tools selftests test-modules KCFLAGS=-g
+	[ "$fail" = 0 ] && fault_boot "$@"
+	[ "$fail" = 0 ] && faultnth_boot
+	finish
+fi
+
+# Host side: the build itself, then static checks.
+# On the debug kernel with debug info: fail-nth maps the stacks of
+# injected failures to source lines (code generation is the same).
+kcflags=-Werror
+[ "$MODE" = normal ] || kcflags="-Werror -g"
+step "build modules and test-only modules with W=1 and no warnings" \
+	make modules test-modules W=1 KCFLAGS="$kcflags"
+step "build tools and selftests" make tools selftests
+if [ "$fail" != 0 ]; then
+	echo "build failed; see $RESULTS" >&2
+	emit "1..$n"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+# Every run also builds against the other kernels the test bed knows
+# (cheap; their whole suite is make check-NAME). The DKMS builds (a
+# minute for both kernels) run where RDS_CHECK_DKMS=1: CI sets it, and
+# make check-NAME always runs its own.
+DKMS=${RDS_CHECK_DKMS:-0}
+[ -n "$ROOT" ] && DKMS=1
+if [ "$MODE" = normal ] && [ -z "$ROOT" ]; then
+	step "build modules with W=1 and no warnings against Linux 6.12 (Debian 13)" \
+		scripts/check/check-kernel.sh 6.12 --build
+	[ "$DKMS" = 1 ] &&
+		step "dkms add/build/remove against Linux 6.12 (Debian 13) headers" \
+			env RDS_KERNEL=6.12 scripts/check/dkms-check.sh
+fi
+# The same facts about the ABI from the host's header and compiler and
+# from the other release's.
+abi_both() {	# the root sees the copy of the tree, not RESULTS
+	local d=$REPO/abi-facts
+	rm -rf "$d" && mkdir -p "$d/host" "$d/$KVER" &&
+	ABI_DUMP=$d/host selftests/abi/check_abi.sh &&
+	ABI_DUMP=$d/$KVER scripts/kernel/in-root.sh "$ROOT" selftests/abi/check_abi.sh &&
+	cp -r "$d" "$RESULTS/" &&
+	diff -u "$d/host/ours.out" "$d/$KVER/ours.out" &&
+	diff -u "$d/host/system.out" "$d/$KVER/system.out"
+}
+if [ -n "$ROOT" ]; then
+	echo "# sparse, checkpatch: kernel-independent, run by make check on the host"
+	step "uapi rds.h matches Linux's ABI on the host and in the $KVER root, same facts" \
+		abi_both
+elif [ "$MODE" != normal ]; then
+	echo "# sparse, checkpatch, ABI: kernel-independent, run by make check"
+else
+	step "sparse (make C=2) reports nothing" scripts/check/sparse.sh
+	step "checkpatch --strict clean" scripts/check/checkpatch.sh
+	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check/check-layering.sh
+	step "every net/ export has a transport user (nm)" scripts/check/check-exports.sh
+	step "docs name only paths in the tree; kernel-doc clean" scripts/check/check-docs.sh
+	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
+fi
+if [ "$MODE" != normal ]; then
+	echo "# dkms: not run against the debug kernel (it is not installed); make check covers it"
+elif [ "$DKMS" = 1 ]; then
+	step "dkms add/build/remove against $KVER headers" scripts/check/dkms-check.sh
+else
+	echo "# dkms: left to CI (RDS_CHECK_DKMS=1 make check runs it)"
+fi
+
+# The test bed checks itself: a guest command's status comes back, and a
+# kernel splat fails a run whose command succeeded.
+vm_status() {
+	vm -- 'exit 7'
+	[ $? = 7 ]
+}
+vm_splat() {
+	vm --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
+	[ $? = 99 ]
+}
+# The debug kernel's own net: a use-after-free that nothing else notices
+# is reported by KASAN, and that report fails the run.
+vm_uaf() {
+	local out=$RESULTS/uaf
+	vm --no-load --out "$out" -- 'insmod selftests/modules/rds_test_uaf.ko'
+	[ $? = 99 ] || return 1
+	grep -E 'BUG: KASAN: .*use-after-free in rds_test_uaf_init' "$out/dmesg"
+}
+# A clone anywhere works, even under /tmp, where the guest mounts a tmpfs
+# of its own over the host's files: a copy of the built tree there boots,
+# loads the modules it staged and runs a command from its own files.
+vm_tmp_clone() {
+	local clone rc
+	clone=$(mktemp -d /tmp/rds-clone.XXXXXX)
+	git ls-files -z --cached --others --exclude-standard |
+		xargs -0 cp --parents -t "$clone" || return 1
+	find net transports -name '*.ko' -exec cp --parents -t "$clone" {} + ||
+		return 1
+	echo "$clone" > "$clone/tmp-clone.marker"
+	VM_TREE=$clone vm -- 'test "$(cat tmp-clone.marker)" = "$PWD" &&
+		grep -q "^rds_loop .*(O" /proc/modules && echo "guest: found $PWD"'
+	rc=$?
+	rm -rf "$clone"
+	return "$rc"
+}
+# On the debug kernel only what depends on the kernel: its splats and
+# KASAN reports must fail a run (make check runs the other two).
+[ "$MODE" = normal ] &&
+	step "runner returns the guest command's exit status" vm_status
+step "runner fails a run whose kernel log has a WARNING" vm_splat
+[ "$MODE" = normal ] &&
+	step "a clone under /tmp boots and runs from its own files" vm_tmp_clone
+[ "$MODE" = debug ] &&
+	step "KASAN reports a planted use-after-free and the run fails" vm_uaf
+
+# The suite, in one boot with rxe and siw. On the debug kernel a kmemleak
+# scan follows in the same boot; it, not the log scan, judges leaks.
+guest_log=$RESULTS/guest.log
+suite='selftests/run.sh "$@"'
+if [ "$MODE" = debug ]; then
+	export RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected'
+	# KASAN makes the stress test ~3x slower: fewer messages per pair keep
+	# CI inside its budget (make check runs it at full scale).
+	# The SHA-checked TCP sessions and the hostile peer take minutes
+	# there (make check runs them), and so do the multipath lanes'
+	# (tcp_mpath); the teardown test and ib_wire stay: KASAN is what
+	# judges them.
+	suite='RDS_STRESS_MSGS=40 RDS_SKIP_TESTS="tcp_wire wire_tcp tcp_mpath" selftests/run.sh "$@"; rc=$?
+		scripts/check/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1
+		echo $? > /run/out/kmemleak.rc; exit $rc'
+fi
+rm -f "$RESULTS/guest/kmemleak.rc"
+# Under KASAN the suite and the kmemleak scans after it took 20 min of a
+# host at load 10 (other guests beside it): more than vm.sh's default.
+suite_timeout=1200
+[ "$MODE" = normal ] || suite_timeout=2700
+vm --rdma --timeout "$suite_timeout" --out "$RESULTS/guest" -- \
+	"$(printf '%q ' bash -c "$suite" run "$@")" 2>&1 | tee "$guest_log"
+vmrc=${PIPESTATUS[0]}
+merge_tap "$RESULTS/guest/results.tap" "guest: "
+result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
+# A short fuzzing round (`make fuzz` runs long campaigns): trinity on
+# PF_RDS and rds-fuzz as nobody; a splat, a leaked object, a stuck or
+# crashed worker fails it. RDS_CI_FUZZ_SECONDS=0 leaves it out.
+fuzz_round() {
+	local secs=${RDS_CI_FUZZ_SECONDS:-60} log=$RESULTS/fuzz.log rc
+	# The debug kernel's guest clock runs slow under TCG: fewer seconds.
+	[ "$MODE" = debug ] && secs=${RDS_CI_FUZZ_SECONDS:-45}
+	[ "$secs" = 0 ] && return 0
+	vm --rdma --timeout $((secs * 6 + 900)) --out "$RESULTS/fuzz" -- \
+		"$(printf '%q ' env RDS_LOGSCAN_IGNORE="${RDS_LOGSCAN_IGNORE:-}" \
+			scripts/check/fuzz-guest.sh "$secs")" > "$log" 2>&1
+	rc=$?
+	merge_tap "$RESULTS/fuzz/fuzz.tap" "fuzz: "
+	result "$rc" "fuzz round ($secs s) finished with a clean kernel log (vm.sh exit $rc)" "$log"
+	[ -f "$RESULTS/fuzz/counts" ] && echo "# fuzz: $(cat "$RESULTS/fuzz/counts")"
+}
+fuzz_round
+
+# The same suite against Linux's in-tree RDS, the reference: every test
+# that states upstream behaviour must pass there too (the ones for what we
+# do better skip there, saying so), and the tools must work with both.
+# Over two minutes of a 15-minute budget: CI runs it (RDS_CHECK_INTREE=1,
+# .ci/run), and so does make check-NAME for another kernel.
+INTREE=${RDS_CHECK_INTREE:-0}
+[ -n "$ROOT" ] && INTREE=1
+[ "$MODE" = normal ] && [ "$INTREE" = 0 ] &&
+	echo "# in-tree reference suite: left to CI (RDS_CHECK_INTREE=1 make check runs it)"
+if [ "$MODE" = normal ] && [ "$INTREE" = 1 ]; then
+	intree_log=$RESULTS/guest-intree.log
+	# tcp_wire and wire_tcp against Linux's RDS: see make check-wire;
+	# ib_wire's interop with Linux's rds_rdma is check-wire's twohost_ib.
+	vm --intree --rdma --out "$RESULTS/guest-intree" -- \
+		"$(printf '%q ' env RDS_SKIP_TESTS="tcp_wire tcp_teardown wire_tcp ib_wire" \
+			selftests/run.sh "$@")" 2>&1 | tee "$intree_log"
+	vmrc=${PIPESTATUS[0]}
+	merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "
+	result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
+		"$intree_log"
+fi
+# RDS/TCP between two hosts on our modules (check-wire.sh --short: a netns
+# pair, then two guests on one wire): interop with Linux's in-tree RDS both
+# ways (on another kernel's root, with that kernel's rds_tcp: 6.12's
+# differs from 6.1's). RDS_CHECK_WIRE=0 leaves it out; RDS_CHECK_WIRE_PAIRS
+# sets the two-host TCP pairs, RDS_CHECK_WIRE_IB_PAIRS two-host IB ones
+# (default none: make check has ib_wire in its guest, and a short IB pair,
+# e.g. ours:intree, costs about 40 s more of a 15-minute budget; make
+# check-wire runs them all), RDS_CHECK_WIRE_IW_PAIRS the iWARP one
+# (default ours:ours, the only one there is: about a minute).
+wire_round() {
+	local log=$RESULTS/wire.log rc
+	RDS_IMPL=ours RESULTS=$RESULTS/wire \
+	WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:intree intree:ours} \
+	IB_PAIRS=${RDS_CHECK_WIRE_IB_PAIRS:-} \
+	IW_PAIRS=${RDS_CHECK_WIRE_IW_PAIRS-ours:ours} \
+		scripts/check/check-wire.sh --short --no-build > "$log" 2>&1
+	rc=$?
+	merge_tap "$RESULTS/wire/check-wire.tap" "wire: "
+	result "$rc" "RDS/TCP, RDS/IB and RDS/iWARP between two hosts (check-wire --short, exit $rc)" "$log"
+}
+if [ "$MODE" = normal ] && [ "${RDS_CHECK_WIRE:-1}" = 1 ]; then
+	wire_round
+fi
+# Two debug-kernel guests, the short first_contact (each transport's
+# outage with closed sockets' messages waiting) and then over siw1 the
+# short twohost_iw (RDMA both ways and siw1 deleted under traffic stay in
+# it), each scanned by kmemleak after it: the paths no one-guest test
+# reaches (a real peer's TERMINATE, the device gone under a live
+# connection, messages kept across outages), judged by KASAN and lockdep.
+twohost_iw_debug() {
+	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
+	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
+		scripts/vm/vm2.sh --rdma --timeout 1500 --out "$out" -- \
+		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw; rc=$?
+		scripts/check/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1
+		exit $rc' > "$log" 2>&1
+	rc=$?
+	for h in a b; do
+		merge_tap "$out/$h/results.tap" "two hosts over iWARP, $h: "
+		sed 's/^/# kmemleak, host '$h': /' "$out/$h/kmemleak.log" 2>/dev/null
+	done
+	result "$rc" "two debug-kernel hosts (first contact, iWARP): clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
+}
+if [ "$MODE" = debug ]; then
+	unset RDS_LOGSCAN_IGNORE
+	klrc=$(cat "$RESULTS/guest/kmemleak.rc" 2>/dev/null || echo 1)
+	cat "$RESULTS/guest/kmemleak.log" 2>/dev/null | sed 's/^/# /'
+	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
+		"$RESULTS/guest/kmemleak.log"
+	twohost_iw_debug
+	# RDS_FAULT_TESTS: the programs to drive (CI's shorter list).
+	# shellcheck disable=SC2086
+	fault_boot ${RDS_FAULT_TESTS:-}
+	faultnth_boot --short
+fi
+finish
