@@ -225,7 +225,7 @@ if [ "$MODE" = debug ]; then
 	# there (make check runs them), and so do the multipath lanes'
 	# (tcp_mpath); the teardown test and ib_wire stay: KASAN is what
 	# judges them.
-	suite='RDS_STRESS_MSGS=40 RDS_SKIP_TESTS="tcp_wire wire_tcp tcp_mpath" selftests/run.sh "$@"; rc=$?
+	suite='RDS_STRESS_MSGS=40 RDS_SKIP_TESTS="tcp_lossy_wire tcp_hostile_peer tcp_mpath" selftests/run.sh "$@"; rc=$?
 		scripts/check/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1
 		echo $? > /run/out/kmemleak.rc; exit $rc'
 fi
@@ -268,10 +268,10 @@ INTREE=${RDS_CHECK_INTREE:-0}
 	echo "# in-tree reference suite: left to CI (RDS_CHECK_INTREE=1 make check runs it)"
 if [ "$MODE" = normal ] && [ "$INTREE" = 1 ]; then
 	intree_log=$RESULTS/guest-intree.log
-	# tcp_wire and wire_tcp against Linux's RDS: see make check-wire;
+	# tcp_lossy_wire and tcp_hostile_peer against Linux's RDS: see make check-wire;
 	# ib_wire's interop with Linux's rds_rdma is check-wire's twohost_ib.
 	vm --intree --rdma --out "$RESULTS/guest-intree" -- \
-		"$(printf '%q ' env RDS_SKIP_TESTS="tcp_wire tcp_teardown wire_tcp ib_wire" \
+		"$(printf '%q ' env RDS_SKIP_TESTS="tcp_lossy_wire tcp_teardown tcp_hostile_peer ib_wire" \
 			selftests/run.sh "$@")" 2>&1 | tee "$intree_log"
 	vmrc=${PIPESTATUS[0]}
 	merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "

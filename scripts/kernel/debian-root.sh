@@ -5,7 +5,7 @@
 # debootstrap SUITE, then its linux-image-amd64 and linux-headers-amd64, a
 # compiler, its kernel source (for siw), dkms, and what the guest runs
 # (bash, kmod, iproute2, python3, the verbs utilities, and as on the host
-# nftables for wire_tcp's DNAT and trinity for the fuzz round). The guest boots
+# nftables for tcp_hostile_peer's DNAT and trinity for the fuzz round). The guest boots
 # that root's kernel with the root itself shared read-only over 9p
 # (scripts/vm/vm.sh --root); our modules for that kernel are built inside it
 # (scripts/kernel/in-root.sh), since the headers' build programs are linked

@@ -85,7 +85,7 @@ lanes_used() {	# PEER MIN
 }
 
 # wirecheck FROM_NS FROM TO_NS TO SENDERS COUNT [DISTURB...]: as in
-# tcp_wire.sh (lib/wirecheck.sh).
+# tcp_lossy_wire.sh (lib/wirecheck.sh).
 wirecheck() {
 	wirecheck_run "${@:1:6}" 0 0 "${@:7}"
 }

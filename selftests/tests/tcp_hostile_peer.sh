@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 
 PEER=$PWD/wire/rds-wire-peer
-[ -x wire/rds-wire-peer ] || { tap_plan 1; tap_skip "wire_tcp" "wire/rds-wire-peer not built"; exit 0; }
+[ -x wire/rds-wire-peer ] || { tap_plan 1; tap_skip "tcp_hostile_peer" "wire/rds-wire-peer not built"; exit 0; }
 FLOOD=${WIRE_FLOOD:-200}
 NT=rwp-tgt NP=rwp-peer
 
@@ -28,7 +28,7 @@ modprobe rds_tcp 2>/dev/null
 if ! ip netns add $NT || ! ip netns add $NP ||
    ! ip link add rwp0 netns $NP type veth peer name rwp1 netns $NT; then
 	tap_plan 1
-	tap_skip "wire_tcp" "cannot build the veth topology"
+	tap_skip "tcp_hostile_peer" "cannot build the veth topology"
 	exit 0
 fi
 ip -n $NT link set lo up
@@ -59,7 +59,7 @@ done
 # The impersonated addresses' own rds_tcp must stay out of it: when the
 # target connects to one of them (it has a pong queued on a lane the tool
 # closed), that kernel, being the lower address, connected back and the
-# target took its socket for the tool's (wire_tcp: lanes failed now and
+# target took its socket for the tool's (tcp_hostile_peer: lanes failed now and
 # then, its lane 0 session reset mid-case). Refused with a reset, the
 # target's attempts fail as toward a peer without RDS.
 lport=16385
