@@ -4,10 +4,16 @@
 # selftests; `make check` runs the suite inside a QEMU guest; `make demo`
 # shows RDS working in one. See README.md.
 
-# KERNEL=6.12 (a name scripts/lib.sh knows) builds for another Debian
-# release's kernel, inside a root of that release made on first use
+# The test bed's kernels, listed in scripts/kernels: the host's own
+# (Debian 12's 6.1) and other Debian releases' (6.12).
+KERNELS := $(shell awk '!/^\#/ && NF >= 2 { print $$1 }' scripts/kernels)
+HOST_KERNELS := $(shell awk '!/^\#/ && $$2 == "host" { print $$1 }' scripts/kernels)
+OTHER_KERNELS := $(filter-out $(HOST_KERNELS),$(KERNELS))
+
+# KERNEL=6.12 (one of OTHER_KERNELS) builds for another Debian release's
+# kernel, inside a root of that release made on first use
 # (scripts/kernel/debian-root.sh); KERNEL=6.1, or none, is the host's own.
-ifneq ($(filter-out 6.1 host,$(KERNEL)),)
+ifneq ($(filter-out $(HOST_KERNELS) host,$(KERNEL)),)
 RDS_KENV := $(shell scripts/kernel/kernel-env.sh $(KERNEL))
 ifeq ($(words $(RDS_KENV)),3)
 KDIR := $(word 1,$(RDS_KENV))
@@ -43,7 +49,7 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
-	check-debug check-fault fuzz soak check-6.12 \
+	check-debug check-fault fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
 	check-wire check-wire-short
 
 all: modules tools selftests
@@ -82,9 +88,10 @@ check-wire:
 check-wire-short:
 	scripts/check/check-wire.sh --short
 
-# The whole suite on Debian 13's Linux 6.12 (same as make check KERNEL=6.12).
-check-6.12:
-	scripts/check/check-kernel.sh 6.12
+# The whole suite on another kernel of scripts/kernels: make check-6.12
+# (Debian 13's Linux 6.12) is the same as make check KERNEL=6.12.
+$(addprefix check-,$(OTHER_KERNELS)): check-%:
+	scripts/check/check-kernel.sh $*
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection),
 # built once into the cache; see Documentation/testbed.rst.

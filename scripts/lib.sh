@@ -36,16 +36,24 @@ die() {
 	exit 1
 }
 
-# The test bed's kernels. The host's own (Debian 12's 6.1) is the default;
-# RDS_KERNEL=NAME (make's KERNEL=NAME) picks another Debian release's stock
-# kernel, booted with a root of that release (scripts/kernel/debian-root.sh) in
-# which its modules are also built (scripts/kernel/in-root.sh). To add a kernel,
-# add its name and Debian suite here; see Documentation/testbed.rst.
-rds_kernel_suite() {
-	case "$1" in
-	6.12) echo trixie ;;
-	*) return 1 ;;
-	esac
+# The test bed's kernels: scripts/kernels lists them. The host's own
+# (Debian 12's 6.1) is the default; RDS_KERNEL=NAME (make's KERNEL=NAME)
+# picks another Debian release's stock kernel, booted with a root of that
+# release (scripts/kernel/debian-root.sh) in which its modules are also
+# built (scripts/kernel/in-root.sh). See Documentation/testbed.rst.
+RDS_KERNELS_FILE=$REPO/scripts/kernels
+rds_kernels() {	# [host|other]: the names, all or only those kinds
+	awk -v want="${1:-}" '!/^#/ && NF >= 2 {
+		kind = $2 == "host" ? "host" : "other"
+		if (want == "" || want == kind) print $1 }' "$RDS_KERNELS_FILE"
+}
+rds_kernel_suite() {	# NAME: its Debian suite, or "host"
+	awk -v k="$1" '!/^#/ && $1 == k { print $2; f = 1 } END { exit !f }' \
+		"$RDS_KERNELS_FILE"
+}
+rds_kernel_release() {	# NAME: e.g. "Debian 13"
+	awk -v k="$1" '!/^#/ && $1 == k { $1 = $2 = ""; sub(/^ +/, ""); print }' \
+		"$RDS_KERNELS_FILE"
 }
 
 # For RDS_KERNEL=NAME: make (or find) its root and export RDS_ROOT, KVER,
@@ -54,11 +62,12 @@ rds_kernel_suite() {
 rds_kernel_env() {
 	local suite
 	case "${RDS_KERNEL:-}" in
-	""|host|6.1) return 0 ;;
+	""|host) return 0 ;;
 	esac
 	[ -n "${RDS_ROOT:-}" ] && return 0
 	suite=$(rds_kernel_suite "$RDS_KERNEL") ||
-		die "unknown kernel $RDS_KERNEL (known: 6.1 6.12)"
+		die "unknown kernel $RDS_KERNEL (known: $(rds_kernels | xargs))"
+	[ "$suite" = host ] && return 0
 	RDS_ROOT=$("$REPO/scripts/kernel/debian-root.sh" "$suite") ||
 		die "no $suite root for kernel $RDS_KERNEL"
 	KVER=$(ls "$RDS_ROOT/lib/modules" | sort -V | tail -n1)

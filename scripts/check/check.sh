@@ -123,17 +123,20 @@ if [ "$fail" != 0 ]; then
 	exit 1
 fi
 # Every run also builds against the other kernels the test bed knows
-# (cheap; their whole suite is make check-NAME). The DKMS builds (a
+# (scripts/kernels; cheap; their whole suite is make check-NAME). The DKMS builds (a
 # minute for both kernels) run where RDS_CHECK_DKMS=1: CI sets it, and
 # make check-NAME always runs its own.
 DKMS=${RDS_CHECK_DKMS:-0}
 [ -n "$ROOT" ] && DKMS=1
 if [ "$MODE" = normal ] && [ -z "$ROOT" ]; then
-	step "build modules with W=1 and no warnings against Linux 6.12 (Debian 13)" \
-		scripts/check/check-kernel.sh 6.12 --build
-	[ "$DKMS" = 1 ] &&
-		step "dkms add/build/remove against Linux 6.12 (Debian 13) headers" \
-			env RDS_KERNEL=6.12 scripts/check/dkms-check.sh
+	for k in $(rds_kernels other); do
+		rel=$(rds_kernel_release "$k")
+		step "build modules with W=1 and no warnings against Linux $k ($rel)" \
+			scripts/check/check-kernel.sh "$k" --build
+		[ "$DKMS" = 1 ] &&
+			step "dkms add/build/remove against Linux $k ($rel) headers" \
+				env RDS_KERNEL="$k" scripts/check/dkms-check.sh
+	done
 fi
 # The same facts about the ABI from the host's header and compiler and
 # from the other release's.
