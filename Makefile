@@ -79,9 +79,10 @@ else
 endif
 
 # RDS/TCP between two hosts: a netns pair in one guest and two guests on
-# one virtual wire (scripts/vm/vm2.sh). RDS_IMPL=ours|intree (default intree
-# until our rds_tcp reaches other hosts), WIRE_PAIRS="A:B ..."; see
-# Documentation/testbed.rst. The short variant is what make check will run.
+# one virtual wire (scripts/vm/vm2.sh), on our modules and against Linux's
+# in-tree RDS both ways. RDS_IMPL=intree checks Linux's against itself;
+# WIRE_PAIRS="A:B ..."; see Documentation/testbed.rst. The short variant
+# is what make check runs (its wire round).
 check-wire:
 	scripts/check/check-wire.sh
 

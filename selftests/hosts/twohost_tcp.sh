@@ -8,8 +8,9 @@
 # that they went over TCP. Either host may
 # run either module set: RDS_IMPL (ours or intree, set per guest by vm.sh)
 # names the one that must be loaded there, so the same script checks
-# in-tree <-> in-tree today and ours <-> in-tree interop later.
+# ours <-> ours, ours <-> in-tree interop both ways, and in-tree <-> in-tree.
 #
+#	scripts/vm/vm2.sh -- RDS_SUITE=hosts selftests/run.sh twohost
 #	scripts/vm/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
 #
 # Multipath is on with every pair: our rds_tcp offers Linux peers
