@@ -50,7 +50,7 @@ export KDIR KVER
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
 	check-debug check-fault fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
-	check-wire check-wire-short
+	check-wire check-wire-short test
 
 all: modules tools selftests
 
@@ -77,6 +77,14 @@ ifneq ($(RDS_ROOT),)
 else
 	scripts/check/check.sh
 endif
+
+# The inner loop: build, then boot one guest and run only the selftest
+# programs T names (T="bind sendmsg"; two guests for the two-host ones),
+# about 10 s after the build; KERNEL=NAME boots that kernel, INTREE=1
+# Linux's RDS. Results in results/test/; see scripts/check/test.sh.
+test: all
+	@test -n "$(T)" || { echo "usage: make test T=NAME [KERNEL=NAME] [INTREE=1]" >&2; exit 1; }
+	scripts/check/test.sh $(if $(INTREE),--intree) $(T)
 
 # RDS/TCP between two hosts: a netns pair in one guest and two guests on
 # one virtual wire (scripts/vm/vm2.sh), on our modules and against Linux's
