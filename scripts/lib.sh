@@ -102,6 +102,25 @@ rds_debug_kernel_env() {	# KDIR_DEBUG
 	export KDIR KVER MODDIR RDS_VM_KERNEL RDS_VM_APPEND
 }
 
+# The kernel's checkpatch.pl (with its spelling and const-structs lists),
+# taken from the linux-source package once into the cache; prints its path.
+rds_checkpatch_pl() {
+	local dir=$CACHE/checkpatch tarball tmp top
+	if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
+		tarball=$(ls /usr/src/linux-source-*.tar.xz | sort -V | tail -n1)
+		tmp=$(mktemp -d)
+		top=$(basename "$tarball" .tar.xz)
+		tar -C "$tmp" -xJf "$tarball" "$top/scripts/checkpatch.pl" \
+			"$top/scripts/spelling.txt" \
+			"$top/scripts/const_structs.checkpatch" || return 1
+		mkdir -p "$dir"
+		rm -rf "$dir/scripts"
+		mv "$tmp/$top/scripts" "$dir/scripts"
+		rm -rf "$tmp"
+	fi
+	echo "$dir/scripts/checkpatch.pl"
+}
+
 # The two-host wire (vm.sh --wire, scripts/vm/vm2.sh): host N's NIC on it has
 # this MAC prefix plus N, which is how its guest finds it.
 RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0

@@ -161,6 +161,9 @@ else
 	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check/check-layering.sh
 	step "every net/ export has a transport user (nm)" scripts/check/check-exports.sh
 	step "docs name only paths in the tree; kernel-doc clean" scripts/check/check-docs.sh
+	step "commits since .checkpatch-base: checkpatch --strict clean, no merges" \
+		scripts/check/commits.sh
+	step "top level holds only allow-listed files" scripts/check/toplevel.sh
 	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
 fi
 if [ "$MODE" != normal ]; then

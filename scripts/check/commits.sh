@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Commits a maintainer can review: checkpatch.pl over every commit
+# since the base recorded in .checkpatch-base (the main head when the
+# rule began; older commits have no Signed-off-by), plus what checkpatch
+# does not check: no merge commits, and a subject "subsys: summary" of at
+# most 75 characters. A file in the tree, not a tag: CI's fresh clone
+# has the history but no local tags. Exits non-zero on any error,
+# warning or check.
+#
+#	commits.sh [BASE]    BASE overrides the file (e.g. to try the check)
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+cd "$REPO"
+
+checkpatch=$(rds_checkpatch_pl) || die "no checkpatch.pl (linux-source: scripts/deps.sh)"
+base=${1:-$(cat .checkpatch-base)}
+git rev-parse -q --verify "$base^{commit}" > /dev/null ||
+	die "base $base (.checkpatch-base) is not in this clone: a shallow clone? (git fetch --unshallow)"
+git merge-base --is-ancestor "$base" HEAD ||
+	die "base $base (.checkpatch-base) is not an ancestor of HEAD: rebase onto it, or record a new base"
+
+count=$(git rev-list --count "$base..HEAD")
+bad=0
+merges=$(git rev-list --merges "$base..HEAD")
+if [ -n "$merges" ]; then
+	echo "merge commits since the base (main takes none):"
+	git log --no-walk --format='%h %s' $merges
+	bad=1
+fi
+while IFS= read -r line; do
+	subject=${line#* }
+	if [ "${#subject}" -gt 75 ] || ! [[ "$subject" =~ ^[^:\ ][^:]*:\ [^\ ] ]]; then
+		echo "${line%% *}: subject is not 'subsys: summary' within 75 characters: $subject"
+		bad=1
+	fi
+done < <(git log --no-merges --format='%h %s' "$base..HEAD")
+
+# checkpatch.pl over each commit, --strict as for the sources
+# (checkpatch.sh), fed by format-patch with whole files as context:
+# with the usual three lines, a hunk that starts at a script's line 2
+# shows its SPDX line as "misplaced" (checkpatch never saw the "#!" line
+# above it). Ignored, as not applying here:
+#   FILE_PATH_CHANGES   asks whether MAINTAINERS needs updating for added,
+#                       moved or deleted files; this tree has none
+#   LINUX_VERSION_CODE  the compat header's version tests (checkpatch.sh
+#                       confines them to include/net/rds/compat.h)
+#   LONG_LINE*          the 100-column limit: checkpatch.sh holds every C
+#                       source to it on every run; here it would also
+#                       judge the scripts' and docs' lines, whose style is
+#                       not the kernel's C
+# --no-tree: this is not a kernel tree (checkpatch would refuse to run).
+for sha in $(git rev-list --reverse --no-merges "$base..HEAD"); do
+	out=$(git format-patch -M -U100000 --stdout -1 "$sha" |
+		"$checkpatch" --strict --no-tree --terse --show-types \
+			--ignore FILE_PATH_CHANGES,LINUX_VERSION_CODE,LONG_LINE,LONG_LINE_STRING,LONG_LINE_COMMENT \
+			- 2>&1) || true
+	if echo "$out" | grep -E '(ERROR|WARNING|CHECK):' | sed "s/^/${sha:0:12} /" | grep .; then
+		git log --no-walk --format='    (%h %s)' "$sha"
+		bad=1
+	fi
+done
+[ "$bad" = 0 ] || exit 1
+echo "commits since ${base:0:12}: $count, checkpatch --strict clean, no merges"
