@@ -132,7 +132,7 @@ emit() { echo "$1" | tee -a "$TAP"; }
 # Each result also says how long since the one before (what to trim when
 # a run goes over its budget).
 RESULT_T=$(date +%s)
-result() {	# result RC DESC [LOGFILE]
+result() {	# result RC DESC [LOGFILE [SECONDS]]: SECONDS the step's own time
 	local now
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
@@ -144,7 +144,7 @@ result() {	# result RC DESC [LOGFILE]
 		[ -n "${3:-}" ] && tail -n 30 "$3" | sed 's/^/    # /' | tee -a "$TAP"
 	fi
 	now=$(date +%s)
-	emit "    # $((now - RESULT_T)) s"
+	emit "    # ${4:-$((now - RESULT_T))} s"
 	RESULT_T=$now
 }
 step() {	# step DESC CMD...: run CMD, log to a file, record the result
@@ -179,9 +179,35 @@ merge_tap() {	# FILE PREFIX
 	done < "$1"
 }
 
-# The plan, the totals and the wall time; exits with the verdict.
+# Phases of a run, for the time table finish prints: `phase NAME` ends
+# the one before and starts NAME; `phase_add NAME SECONDS` records one
+# that ran beside the others (in the background).
+PHASES=() PHASE="" PHASE_T=0
+phase() {	# NAME ("" only ends the current one)
+	local now
+	now=$(date +%s)
+	[ -n "$PHASE" ] && PHASES+=("$PHASE"$'\t'"$((now - PHASE_T))")
+	PHASE=$1 PHASE_T=$now
+	[ -z "$1" ] || echo "# phase: $1"
+}
+phase_add() {	# NAME SECONDS
+	PHASES+=("$1"$'\t'"$2")
+}
+phase_table() {
+	local p
+	phase ""
+	[ "${#PHASES[@]}" -gt 0 ] || return 0
+	printf '# %-52s %7s\n' phase seconds
+	for p in "${PHASES[@]}"; do
+		printf '# %-52s %7s\n' "${p%%$'\t'*}" "${p##*$'\t'}"
+	done
+}
+
+# The plan, the per-phase times, the totals and the wall time; exits with
+# the verdict.
 finish() {
 	emit "1..$n"
+	phase_table
 	elapsed=$(($(date +%s) - start))
 	echo "# results: $TAP"
 	echo "# wall time: $((elapsed / 60))m$((elapsed % 60))s"

@@ -37,6 +37,7 @@ TAP=$RESULTS/check.tap
 : > "$TAP"
 n=0 pass=0 fail=0 skip=0
 
+phase "dependencies (scripts/deps.sh)"
 scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
 # Every build below (ours, sparse's, the other kernel's, DKMS's) on all
 # cores: one at a time they were a fifth of the run.
@@ -50,9 +51,20 @@ ROOT=${RDS_ROOT:-}
 echo "# kernel $KVER ($KDIR)${RDS_VM_KERNEL:+, booting $RDS_VM_KERNEL}"
 
 # Every guest boot goes through here, so a debug kernel and its command
-# line apply to all of them.
+# line apply to all of them. RDS_CHECK_DRY=1 boots nothing: each boot is
+# a 3 s sleep that returns the status its caller wants (the phases' order
+# and the host checks beside them run for real, for trying check.sh).
+DRY=${RDS_CHECK_DRY:-0}
+dry_boot() {	# RC WHAT...
+	local rc=$1
+	shift
+	echo "# dry run: instead of $*"
+	sleep 3
+	return "$rc"
+}
 vm() {
 	local opts=()
+	[ "$DRY" = 1 ] && { dry_boot "${DRY_RC:-0}" vm.sh "$@"; return; }
 	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
 	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
 	"${VM_TREE:-$REPO}/scripts/vm/vm.sh" "${opts[@]}" "$@"
@@ -101,9 +113,12 @@ faultnth_boot() {
 echo "TAP version 13" | tee -a "$TAP"
 
 if [ "$MODE" = fault ]; then
+	phase "build (modules, tools, selftests)"
 	step "build modules, tools, selftests and test-only modules" \
 		make modules tools selftests test-modules KCFLAGS=-g
+	phase "fault-injection boot"
 	[ "$fail" = 0 ] && fault_boot "$@"
+	phase "fail-nth boot"
 	[ "$fail" = 0 ] && faultnth_boot
 	finish
 fi
@@ -113,6 +128,7 @@ fi
 # injected failures to source lines (code generation is the same).
 kcflags=-Werror
 [ "$MODE" = normal ] || kcflags="-Werror -g"
+phase "build (modules, tools, selftests)"
 step "build modules and test-only modules with W=1 and no warnings" \
 	make modules test-modules W=1 KCFLAGS="$kcflags"
 step "build tools and selftests" make tools selftests
@@ -122,22 +138,33 @@ if [ "$fail" != 0 ]; then
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
-# Every run also builds against the other kernels the test bed knows
-# (scripts/kernels; cheap; their whole suite is make check-NAME). The DKMS builds (a
-# minute for both kernels) run where RDS_CHECK_DKMS=1: CI sets it, and
-# make check-NAME always runs its own.
-DKMS=${RDS_CHECK_DKMS:-0}
-[ -n "$ROOT" ] && DKMS=1
-if [ "$MODE" = normal ] && [ -z "$ROOT" ]; then
-	for k in $(rds_kernels other); do
-		rel=$(rds_kernel_release "$k")
-		step "build modules with W=1 and no warnings against Linux $k ($rel)" \
-			scripts/check/check-kernel.sh "$k" --build
-		[ "$DKMS" = 1 ] &&
-			step "dkms add/build/remove against Linux $k ($rel) headers" \
-				env RDS_KERNEL="$k" scripts/check/dkms-check.sh
-	done
-fi
+# The host checks: static checks, the builds against the other kernels,
+# DKMS. They need nothing from the guests, so they run in the background
+# beside them, in two lanes (the other kernels' builds, whose first run
+# mostly downloads a Debian root; and the rest), at nice 10: the TCG
+# guests, whose vCPUs are host threads, come first. Each step records
+# "ORDER<TAB>RC<TAB>SECONDS<TAB>DESC<TAB>LOG" in $HOSTLIST; host_join
+# folds them into the TAP in ORDER. A failure is on the console at once.
+HOSTLIST=$RESULTS/host-checks.list
+: > "$HOSTLIST"
+bg_step() {	# ORDER DESC CMD...
+	local order=$1 desc=$2 log t0 rc
+	shift 2
+	log=$RESULTS/$(echo "$desc" | tr -c 'a-zA-Z0-9\n' '_').log
+	t0=$(date +%s)
+	"$@" > "$log" 2>&1
+	rc=$?
+	printf '%s\t%s\t%s\t%s\t%s\n' "$order" "$rc" "$(($(date +%s) - t0))" \
+		"$desc" "$log" >> "$HOSTLIST"
+	[ "$rc" = 0 ] || echo "# host check failed: $desc (see $log)"
+	return 0
+}
+# sparse rebuilds every object with C=2: in a copy of the tree, so that
+# the checkout's modules, which the guests stage, stay as built.
+sparse_copy() {
+	local tree
+	tree=$(rds_private_tree sparse) && "$tree/scripts/check/sparse.sh"
+}
 # The same facts about the ABI from the host's header and compiler and
 # from the other release's.
 abi_both() {	# the root sees the copy of the tree, not RESULTS
@@ -149,47 +176,88 @@ abi_both() {	# the root sees the copy of the tree, not RESULTS
 	diff -u "$d/host/ours.out" "$d/$KVER/ours.out" &&
 	diff -u "$d/host/system.out" "$d/$KVER/system.out"
 }
+# Every run also builds against the other kernels the test bed knows
+# (scripts/kernels; their whole suite is make check-NAME). The DKMS
+# builds (a minute for both kernels) run where RDS_CHECK_DKMS=1: CI sets
+# it, and make check-NAME always runs its own.
+DKMS=${RDS_CHECK_DKMS:-0}
+[ -n "$ROOT" ] && DKMS=1
+host_kernels_lane() {
+	local k rel i=10
+	[ "$MODE" = normal ] && [ -z "$ROOT" ] || return 0
+	for k in $(rds_kernels other); do
+		rel=$(rds_kernel_release "$k")
+		bg_step $((i + 1)) "build modules with W=1 and no warnings against Linux $k ($rel)" \
+			scripts/check/check-kernel.sh "$k" --build
+		[ "$DKMS" = 1 ] &&
+			bg_step $((i + 2)) "dkms add/build/remove against Linux $k ($rel) headers" \
+				env RDS_KERNEL="$k" scripts/check/dkms-check.sh
+		i=$((i + 10))
+	done
+}
+host_checks_lane() {
+	if [ -n "$ROOT" ]; then
+		bg_step 1 "uapi rds.h matches Linux's ABI on the host and in the $KVER root, same facts" \
+			abi_both
+	elif [ "$MODE" = normal ]; then
+		bg_step 1 "top level holds only allow-listed files" scripts/check/toplevel.sh
+		bg_step 2 "commits since .checkpatch-base: checkpatch --strict clean, no merges" \
+			scripts/check/commits.sh
+		bg_step 3 "checkpatch --strict clean" scripts/check/checkpatch.sh
+		bg_step 4 "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
+		bg_step 5 "sparse (make C=2) reports nothing" sparse_copy
+		bg_step 6 "net/ has no import cycle but send/connection/lanes (nm)" \
+			scripts/check/check-layering.sh
+		bg_step 7 "every net/ export has a transport user (nm)" \
+			scripts/check/check-exports.sh
+		bg_step 8 "docs name only paths in the tree; kernel-doc clean" \
+			scripts/check/check-docs.sh
+	fi
+	[ "$MODE" = normal ] && [ "$DKMS" = 1 ] &&
+		bg_step 9 "dkms add/build/remove against $KVER headers" scripts/check/dkms-check.sh
+	return 0
+}
 if [ -n "$ROOT" ]; then
 	echo "# sparse, checkpatch: kernel-independent, run by make check on the host"
-	step "uapi rds.h matches Linux's ABI on the host and in the $KVER root, same facts" \
-		abi_both
 elif [ "$MODE" != normal ]; then
 	echo "# sparse, checkpatch, ABI: kernel-independent, run by make check"
-else
-	step "sparse (make C=2) reports nothing" scripts/check/sparse.sh
-	step "checkpatch --strict clean" scripts/check/checkpatch.sh
-	step "net/ has no import cycle but send/connection/lanes (nm)" scripts/check/check-layering.sh
-	step "every net/ export has a transport user (nm)" scripts/check/check-exports.sh
-	step "docs name only paths in the tree; kernel-doc clean" scripts/check/check-docs.sh
-	step "commits since .checkpatch-base: checkpatch --strict clean, no merges" \
-		scripts/check/commits.sh
-	step "top level holds only allow-listed files" scripts/check/toplevel.sh
-	step "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh
-fi
-if [ "$MODE" != normal ]; then
 	echo "# dkms: not run against the debug kernel (it is not installed); make check covers it"
-elif [ "$DKMS" = 1 ]; then
-	step "dkms add/build/remove against $KVER headers" scripts/check/dkms-check.sh
-else
+elif [ "$DKMS" = 0 ]; then
 	echo "# dkms: left to CI (RDS_CHECK_DKMS=1 make check runs it)"
 fi
+host_t0=$(date +%s)
+(renice -n 10 -p "$BASHPID" > /dev/null; host_kernels_lane) &
+host_lane_a=$!
+(renice -n 10 -p "$BASHPID" > /dev/null; host_checks_lane) &
+host_lane_b=$!
+# Wait for both lanes and fold their results into the TAP.
+host_join() {
+	local order rc secs desc log
+	wait "$host_lane_a" "$host_lane_b"
+	phase_add "host checks (beside the guests, from the build's end)" \
+		$(($(date +%s) - host_t0))
+	while IFS=$'\t' read -r order rc secs desc log; do
+		result "$rc" "$desc" "$log" "$secs"
+	done < <(sort -n "$HOSTLIST")
+}
 
 # The test bed checks itself: a guest command's status comes back, and a
 # kernel splat fails a run whose command succeeded.
 vm_status() {
-	vm -- 'exit 7'
+	DRY_RC=7 vm -- 'exit 7'
 	[ $? = 7 ]
 }
 vm_splat() {
-	vm --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
+	DRY_RC=99 vm --no-load -- 'insmod selftests/modules/rds_test_warn.ko'
 	[ $? = 99 ]
 }
 # The debug kernel's own net: a use-after-free that nothing else notices
 # is reported by KASAN, and that report fails the run.
 vm_uaf() {
 	local out=$RESULTS/uaf
-	vm --no-load --out "$out" -- 'insmod selftests/modules/rds_test_uaf.ko'
+	DRY_RC=99 vm --no-load --out "$out" -- 'insmod selftests/modules/rds_test_uaf.ko'
 	[ $? = 99 ] || return 1
+	[ "$DRY" = 1 ] && return 0
 	grep -E 'BUG: KASAN: .*use-after-free in rds_test_uaf_init' "$out/dmesg"
 }
 # A clone anywhere works, even under /tmp, where the guest mounts a tmpfs
@@ -211,6 +279,7 @@ vm_tmp_clone() {
 }
 # On the debug kernel only what depends on the kernel: its splats and
 # KASAN reports must fail a run (make check runs the other two).
+phase "runner self-tests"
 [ "$MODE" = normal ] &&
 	step "runner returns the guest command's exit status" vm_status
 step "runner fails a run whose kernel log has a WARNING" vm_splat
@@ -236,6 +305,7 @@ if [ "$MODE" = debug ]; then
 		echo $? > /run/out/kmemleak.rc; exit $rc'
 fi
 rm -f "$RESULTS/guest/kmemleak.rc"
+phase "guest suite"
 # Under KASAN the suite and the kmemleak scans after it took 20 min of a
 # host at load 10 (other guests beside it): more than vm.sh's default.
 suite_timeout=1200
@@ -247,12 +317,22 @@ merge_tap "$RESULTS/guest/results.tap" "guest: "
 result "$vmrc" "guest suite finished with a clean kernel log (vm.sh exit $vmrc)" "$guest_log"
 # A short fuzzing round (`make fuzz` runs long campaigns): trinity on
 # PF_RDS and rds-fuzz as nobody; a splat, a leaked object, a stuck or
-# crashed worker fails it. RDS_CI_FUZZ_SECONDS=0 leaves it out.
+# crashed worker fails it. Two minutes of make check's 15 on a new
+# machine: CI runs it (RDS_CHECK_FUZZ=1, .ci/run), and so do make
+# check-NAME and make check-debug. RDS_CI_FUZZ_SECONDS sets its length
+# (0 leaves it out).
+FUZZ=${RDS_CHECK_FUZZ:-0}
+[ -n "$ROOT" ] || [ "$MODE" = debug ] && FUZZ=${RDS_CHECK_FUZZ:-1}
 fuzz_round() {
 	local secs=${RDS_CI_FUZZ_SECONDS:-60} log=$RESULTS/fuzz.log rc
 	# The debug kernel's guest clock runs slow under TCG: fewer seconds.
 	[ "$MODE" = debug ] && secs=${RDS_CI_FUZZ_SECONDS:-45}
 	[ "$secs" = 0 ] && return 0
+	if [ "$FUZZ" != 1 ]; then
+		echo "# fuzz round: left to CI (RDS_CHECK_FUZZ=1 make check runs it; make fuzz runs long ones)"
+		return 0
+	fi
+	phase "fuzz round"
 	vm --rdma --timeout $((secs * 6 + 900)) --out "$RESULTS/fuzz" -- \
 		"$(printf '%q ' env RDS_LOGSCAN_IGNORE="${RDS_LOGSCAN_IGNORE:-}" \
 			scripts/check/fuzz-guest.sh "$secs")" > "$log" 2>&1
@@ -273,6 +353,7 @@ INTREE=${RDS_CHECK_INTREE:-0}
 [ "$MODE" = normal ] && [ "$INTREE" = 0 ] &&
 	echo "# in-tree reference suite: left to CI (RDS_CHECK_INTREE=1 make check runs it)"
 if [ "$MODE" = normal ] && [ "$INTREE" = 1 ]; then
+	phase "in-tree RDS suite"
 	intree_log=$RESULTS/guest-intree.log
 	# tcp_lossy_wire and tcp_hostile_peer against Linux's RDS: see make check-wire;
 	# ib_wire's interop with Linux's rds_rdma is check-wire's twohost_ib.
@@ -295,6 +376,8 @@ fi
 # (default ours:ours, the only one there is: about a minute).
 wire_round() {
 	local log=$RESULTS/wire.log rc
+	phase "wire round (check-wire --short)"
+	[ "$DRY" = 1 ] && { dry_boot 0 check-wire.sh --short; return; }
 	RDS_IMPL=ours RESULTS=$RESULTS/wire \
 	WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:intree intree:ours} \
 	IB_PAIRS=${RDS_CHECK_WIRE_IB_PAIRS:-} \
@@ -307,6 +390,8 @@ wire_round() {
 if [ "$MODE" = normal ] && [ "${RDS_CHECK_WIRE:-1}" = 1 ]; then
 	wire_round
 fi
+phase "waiting for the host checks"
+host_join
 # Two debug-kernel guests, the short first_contact (each transport's
 # outage with closed sockets' messages waiting) and then over siw1 the
 # short twohost_iw (RDMA both ways and siw1 deleted under traffic stay in
@@ -315,6 +400,8 @@ fi
 # connection, messages kept across outages), judged by KASAN and lockdep.
 twohost_iw_debug() {
 	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
+	phase "two debug-kernel hosts"
+	[ "$DRY" = 1 ] && { dry_boot 0 vm2.sh first_contact twohost_iw; return; }
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 		scripts/vm/vm2.sh --rdma --timeout 1500 --out "$out" -- \
 		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw; rc=$?
@@ -330,13 +417,16 @@ twohost_iw_debug() {
 if [ "$MODE" = debug ]; then
 	unset RDS_LOGSCAN_IGNORE
 	klrc=$(cat "$RESULTS/guest/kmemleak.rc" 2>/dev/null || echo 1)
+	[ "$DRY" = 1 ] && klrc=0
 	cat "$RESULTS/guest/kmemleak.log" 2>/dev/null | sed 's/^/# /'
 	result "$klrc" "kmemleak after the suite: nothing involving our modules" \
 		"$RESULTS/guest/kmemleak.log"
 	twohost_iw_debug
 	# RDS_FAULT_TESTS: the programs to drive (CI's shorter list).
+	phase "fault-injection boot"
 	# shellcheck disable=SC2086
 	fault_boot ${RDS_FAULT_TESTS:-}
+	phase "fail-nth boot"
 	faultnth_boot --short
 fi
 finish
