@@ -14,8 +14,9 @@
 # for tests/tcp_mpath.sh) or of selftests/hosts: netns_tcp runs in one
 # guest, the two-host programs (first_contact, twohost_tcp, twohost_ib,
 # twohost_iw: the ones that use selftests/lib/wire.sh) in two guests on
-# one wire (scripts/vm/vm2.sh --rdma), RDS_WIRE_SHORT and
-# RDS_WIRE_SECONDS handed on to them. --intree (make's INTREE=1) loads
+# one wire as check-wire boots them (scripts/vm/vm2.sh, with --rdma but
+# for twohost_tcp, which must find RDS going over TCP), RDS_WIRE_SHORT
+# and RDS_WIRE_SECONDS handed on to them. --intree (make's INTREE=1) loads
 # Linux's in-tree RDS instead of ours (one-guest programs only).
 #
 # Exit status: 0 when every program passed, else vm.sh's or vm2.sh's
@@ -31,12 +32,14 @@ if [ "${1:-}" = --intree ]; then
 fi
 [ $# -gt 0 ] || die "usage: make test T=NAME [KERNEL=NAME] (NAME: a program in selftests/tests or selftests/hosts)"
 
-tests=() hosts=() twohost=()
+tests=() hosts=() twohost=() twohost_tcp=()
 for t in "$@"; do
 	t=${t%.sh}
 	t=${t%.c}
 	if [ -e "selftests/tests/$t.sh" ] || [ -e "selftests/tests/$t.c" ]; then
 		tests+=("=$t")
+	elif [ "$t" = twohost_tcp ]; then
+		twohost_tcp+=("=$t")
 	elif [ -e "selftests/hosts/$t.sh" ] && grep -q 'lib/wire\.sh' "selftests/hosts/$t.sh"; then
 		twohost+=("=$t")
 	elif [ -e "selftests/hosts/$t.sh" ]; then
@@ -45,7 +48,7 @@ for t in "$@"; do
 		die "no selftest $t (selftests/tests/$t.c or .sh, selftests/hosts/$t.sh)"
 	fi
 done
-[ "${#intree[@]}" = 0 ] || [ "${#twohost[@]}" = 0 ] ||
+[ "${#intree[@]}" = 0 ] || [ "$((${#twohost[@]} + ${#twohost_tcp[@]}))" = 0 ] ||
 	die "--intree: two-host programs pick each host's modules (scripts/vm/vm2.sh --impl-a/--impl-b)"
 
 OUT=${RESULTS:-$REPO/results/test}
@@ -61,6 +64,11 @@ fi
 if [ "${#hosts[@]}" -gt 0 ]; then
 	scripts/vm/vm.sh "${intree[@]}" --out "$OUT/hosts" -- \
 		"$wire_env RDS_SUITE=hosts $(printf '%q ' selftests/run.sh "${hosts[@]}")" ||
+		rc=$?
+fi
+if [ "${#twohost_tcp[@]}" -gt 0 ]; then
+	scripts/vm/vm2.sh --timeout 900 --out "$OUT/twohost-tcp" -- \
+		"$wire_env RDS_SUITE=hosts $(printf '%q ' selftests/run.sh "${twohost_tcp[@]}")" ||
 		rc=$?
 fi
 if [ "${#twohost[@]}" -gt 0 ]; then

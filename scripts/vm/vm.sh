@@ -101,7 +101,7 @@ if [ "$INTREE" = 0 ]; then
 	done
 fi
 
-INITRD=$(scripts_dir=$REPO/scripts "$REPO/scripts/vm/mkinitramfs.sh" "$KVER" "$MODDIR") ||
+INITRD=$("$REPO/scripts/vm/mkinitramfs.sh" "$KVER" "$MODDIR") ||
 	die "initramfs build failed"
 SIW_KO=""
 # A kernel that ships siw itself (the debug kernel) needs no side build.
