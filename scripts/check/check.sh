@@ -1,11 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check`: install what is missing, build everything, run the host
-# checks (warnings, sparse, checkpatch, ABI, DKMS) and the test-bed
-# self-tests, then boot the guest with rxe and siw and run the selftest
-# suite in it. Prints TAP, then "N passed, N failed[, N skipped]" and the
-# wall time; exits non-zero on any failure.
+# `make check`: install what is missing, build everything (W=1, no
+# warnings), then run the test bed's self-tests, boot the guest with rxe
+# and siw and run the selftest suite in it, and the wire round, while
+# the host checks (the top-level allow-list, the commits since
+# .checkpatch-base, checkpatch, the ABI facts, sparse, the builds against
+# the other kernels, DKMS) run beside the guests. Prints TAP, a table of
+# each phase's seconds, then "N passed, N failed[, N skipped]" and the
+# wall time; exits non-zero on any failure. Documentation/testbed.rst,
+# "make check: phases and times", has the order and its reasons.
 #
 #	check.sh [NAME...]   only the guest selftests whose name has NAME
 #
