@@ -181,8 +181,8 @@ merge_tap() {	# FILE PREFIX
 
 # Phases of a run, for the time table finish prints: `phase NAME` ends
 # the one before and starts NAME; `phase_add NAME SECONDS` records one
-# that ran beside the others (in the background).
-PHASES=() PHASE="" PHASE_T=0
+# that ran beside the others (in the background), listed after them.
+PHASES=() PHASES_BESIDE=() PHASE="" PHASE_T=0
 phase() {	# NAME ("" only ends the current one)
 	local now
 	now=$(date +%s)
@@ -191,14 +191,14 @@ phase() {	# NAME ("" only ends the current one)
 	[ -z "$1" ] || echo "# phase: $1"
 }
 phase_add() {	# NAME SECONDS
-	PHASES+=("$1"$'\t'"$2")
+	PHASES_BESIDE+=("$1"$'\t'"$2")
 }
 phase_table() {
 	local p
 	phase ""
 	[ "${#PHASES[@]}" -gt 0 ] || return 0
 	printf '# %-52s %7s\n' phase seconds
-	for p in "${PHASES[@]}"; do
+	for p in "${PHASES[@]}" "${PHASES_BESIDE[@]}"; do
 		printf '# %-52s %7s\n' "${p%%$'\t'*}" "${p##*$'\t'}"
 	done
 }
