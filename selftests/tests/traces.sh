@@ -159,7 +159,7 @@ ib_rdma() {
 		-t 1 -d 2 -q 1024 -D 65536 -M 0 -T 1 -z &&
 		seen "rds_rdma_mr_reg: $KEY length=[1-9][0-9]* nents=[1-9][0-9]* err=0" &&
 		seen "rds_rdma_reg_done: $CQ slot=-1 $OK0" &&
-		seen "rds_rdma_rdma_done: $CQ slot=-1 $OK0" &&
+		seen "rds_rdma_rw_done: $CQ slot=-1 $OK0" &&
 		seen "rds_rdma_mr_inv: $KEY err=0"
 }
 

@@ -113,7 +113,7 @@ union rds_rdma_cdata {
  * @atomics: the transport offers RDMA atomics
  * @write_completes_remotely: a WRITE's completion means the peer placed
  *	it (IB, RoCE); without it (iWARP) the completion is local and a
- *	one-byte READ behind the WRITE tells (rds_rdma_rdma.c)
+ *	one-byte READ behind the WRITE tells (rds_rdma_rw.c)
  * @send_after_rdma: a message goes out only once its RDMA operation
  *	completed (iWARP): the peer may free its region as soon as it has
  *	the message, and an iWARP device answers a READ after delivering
@@ -167,7 +167,7 @@ struct rds_rdma_flavor_link {
 	.xmit			= rds_rdma_xmit,			\
 	.xmit_complete		= rds_rdma_xmit_complete,		\
 	.xmit_rdma		= rds_rdma_xmit_rdma,			\
-	.rdma_check		= rds_rdma_rdma_check,			\
+	.rdma_check		= rds_rdma_rw_check,			\
 	.mr_register		= rds_rdma_mr_register,			\
 	.mr_free		= rds_rdma_mr_free,			\
 	.inc_copy_to_user	= rds_rdma_inc_copy_to_user,		\
@@ -538,12 +538,12 @@ void rds_rdma_ack_later(struct rds_connection *conn, struct rds_rdma_conn *ic);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
 u64 rds_rdma_ack_seq(struct rds_connection *conn);
 
-/* rds_rdma_rdma.c */
+/* rds_rdma_rw.c */
 int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm);
-void rds_rdma_rdma_drain(struct rds_connection *conn, struct list_head *dead);
-void rds_rdma_rdma_bury(struct list_head *dead);
-int rds_rdma_rdma_check(struct rds_connection *conn,
-			const struct rds_rdma_op *op);
+void rds_rdma_rw_drain(struct rds_connection *conn, struct list_head *dead);
+void rds_rdma_rw_bury(struct list_head *dead);
+int rds_rdma_rw_check(struct rds_connection *conn,
+		      const struct rds_rdma_op *op);
 
 /* rds_rdma_mr.c */
 int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,

@@ -102,7 +102,7 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 	return true;
 }
 
-/* The word the READs behind iWARP WRITEs land in (rds_rdma_rdma.c). A
+/* The word the READs behind iWARP WRITEs land in (rds_rdma_rw.c). A
  * READ's sink must be writable by the peer's device on iWARP; siw asks
  * only for local write access, which the PD's DMA key gives.
  */
@@ -156,7 +156,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		 */
 		ib_drain_qp(ic->i_qp);
 		/* Their release uses the QP. */
-		rds_rdma_rdma_drain(conn, &dead);
+		rds_rdma_rw_drain(conn, &dead);
 		rdma_destroy_qp(id);
 		ic->i_qp = NULL;
 	}
@@ -166,7 +166,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ib_free_cq(ic->i_recv_cq);
 	ic->i_send_cq = NULL;
 	ic->i_recv_cq = NULL;
-	rds_rdma_rdma_bury(&dead);
+	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
 		rds_rdma_scratch_free(ic);
 		rds_rdma_send_ring_free(ic);

@@ -368,7 +368,7 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	if (flags & IB_SEND_SIGNALED)
 		ic->i_send_unsignaled = 0;
 	/* RDS_RDMA_FENCE: the message waits for its RDMA to finish (where
-	 * every message does, rds_rdma_rdma_pending() saw to it).
+	 * every message does, rds_rdma_rw_pending() saw to it).
 	 */
 	if (!frag && rm->m_rdma && rm->m_rdma->op_fence &&
 	    !rds_rdma_flavor_of(conn)->send_after_rdma)
@@ -392,9 +392,9 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 /* Must @rm wait for its RDMA operation (send_after_rdma)? Then the
  * release of the operation kicks the transmit loop.
  */
-static bool rds_rdma_rdma_pending(struct rds_connection *conn,
-				  struct rds_rdma_conn *ic,
-				  const struct rds_message *rm)
+static bool rds_rdma_rw_pending(struct rds_connection *conn,
+				struct rds_rdma_conn *ic,
+				const struct rds_message *rm)
 {
 	const struct rds_rdma_op *op = rm->m_rdma;
 
@@ -443,7 +443,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		 * RDMA, a silent one does too, or the next message's
 		 * operation would be posted while its own is in flight.
 		 */
-		if (rds_rdma_rdma_pending(conn, ic, rm))
+		if (rds_rdma_rw_pending(conn, ic, rm))
 			return -EAGAIN;
 		/* No SEND wakes the peer; the message leaves its connection
 		 * when its operation completes (rds_rdma_send_complete()).

@@ -239,7 +239,7 @@ DEFINE_RDS_RDMA_COMPLETION_EVENT(rds_rdma_ack_done);
 /* A receive of the receive ring. */
 DEFINE_RDS_RDMA_COMPLETION_EVENT(rds_rdma_recv_done);
 /* The last work request of an RDMA READ, WRITE or atomic. */
-DEFINE_RDS_RDMA_COMPLETION_EVENT(rds_rdma_rdma_done);
+DEFINE_RDS_RDMA_COMPLETION_EVENT(rds_rdma_rw_done);
 /* A REG_MR or LOCAL_INV on the device's registration queue pair. */
 DEFINE_RDS_RDMA_COMPLETION_EVENT(rds_rdma_reg_done);
 

@@ -126,7 +126,7 @@ static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 
 	if (atomic_dec_and_test(&ic->i_rdma_ctxs))
 		wake_up(&ic->i_rdma_wait);
-	/* Pairs with the barrier in rds_rdma_rdma_room(). */
+	/* Pairs with the barrier in rds_rdma_rw_room(). */
 	smp_mb__after_atomic();
 	if (test_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags) &&
 	    test_and_clear_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags)) {
@@ -149,7 +149,7 @@ static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_rdma_ctx *x = container_of(wc->wr_cqe, struct rds_rdma_ctx,
 					      x_cqe);
 
-	trace_rds_rdma_rdma_done(cq, wc, -1);
+	trace_rds_rdma_rw_done(cq, wc, -1);
 	/* Shutdown gave up on it: it is only memory now. */
 	if (test_and_set_bit(0, &x->x_claimed))
 		return;
@@ -161,7 +161,7 @@ static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Room for @nwr more work requests of RDMA operations? If not, the
  * release that makes room kicks the transmit loop.
  */
-static bool rds_rdma_rdma_room(struct rds_rdma_conn *ic, int nwr)
+static bool rds_rdma_rw_room(struct rds_rdma_conn *ic, int nwr)
 {
 	if (atomic_sub_return(nwr, &ic->i_rdma_wr_avail) >= 0)
 		return true;
@@ -189,7 +189,7 @@ static bool rds_rdma_op_masked(const struct rds_rdma_op *op)
 }
 
 /**
- * rds_rdma_rdma_check - the transport's rdma_check op
+ * rds_rdma_rw_check - the transport's rdma_check op
  * @conn: the connection the message goes on
  * @op: its operation
  *
@@ -199,8 +199,8 @@ static bool rds_rdma_op_masked(const struct rds_rdma_op *op)
  * Context: process context (sendmsg), may sleep.
  * Return: 0 or -EOPNOTSUPP.
  */
-int rds_rdma_rdma_check(struct rds_connection *conn,
-			const struct rds_rdma_op *op)
+int rds_rdma_rw_check(struct rds_connection *conn,
+		      const struct rds_rdma_op *op)
 {
 	const struct rds_rdma_flavor *fl = rds_rdma_flavor_of(conn);
 	struct rds_rdma_dev *dev;
@@ -221,7 +221,7 @@ int rds_rdma_rdma_check(struct rds_connection *conn,
 	rds_rdma_dev_struct_put(dev);
 	return ok ? 0 : -EOPNOTSUPP;
 }
-EXPORT_SYMBOL_GPL(rds_rdma_rdma_check);
+EXPORT_SYMBOL_GPL(rds_rdma_rw_check);
 
 static int rds_rdma_post_atomic(struct rds_rdma_conn *ic,
 				struct rds_rdma_ctx *x, struct rds_rdma_op *op)
@@ -232,7 +232,7 @@ static int rds_rdma_post_atomic(struct rds_rdma_conn *ic,
 	int ret;
 
 	x->x_nwr = 1;
-	if (!rds_rdma_rdma_room(ic, 1))
+	if (!rds_rdma_rw_room(ic, 1))
 		return -EAGAIN;
 	x->x_sge.addr = ib_dma_map_page(ibdev, sg_page(sg), sg->offset,
 					sizeof(u64), DMA_FROM_DEVICE);
@@ -314,7 +314,7 @@ static int rds_rdma_post_rw(struct rds_connection *conn,
 		ret = -EMSGSIZE;
 		goto destroy;
 	}
-	if (!rds_rdma_rdma_room(ic, x->x_nwr)) {
+	if (!rds_rdma_rw_room(ic, x->x_nwr)) {
 		ret = -EAGAIN;
 		goto destroy;
 	}
@@ -392,15 +392,15 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 EXPORT_SYMBOL_GPL(rds_rdma_xmit_rdma);
 
 /**
- * rds_rdma_rdma_drain - release every operation of @conn
+ * rds_rdma_rw_drain - release every operation of @conn
  * @conn: the connection; its queue pair is drained (nothing more
  *	completes), not yet destroyed
  * @dead: gets the operations released here, to free once the completion
- *	queues are gone (rds_rdma_rdma_bury())
+ *	queues are gone (rds_rdma_rw_bury())
  *
  * Context: process context (shutdown).
  */
-void rds_rdma_rdma_drain(struct rds_connection *conn, struct list_head *dead)
+void rds_rdma_rw_drain(struct rds_connection *conn, struct list_head *dead)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_rdma_ctx *x, *tmp;
@@ -423,8 +423,8 @@ void rds_rdma_rdma_drain(struct rds_connection *conn, struct list_head *dead)
 	clear_bit(RDS_RDMA_RDMA_STALLED, &ic->i_flags);
 }
 
-/* Free what rds_rdma_rdma_drain() released, the completion queues gone. */
-void rds_rdma_rdma_bury(struct list_head *dead)
+/* Free what rds_rdma_rw_drain() released, the completion queues gone. */
+void rds_rdma_rw_bury(struct list_head *dead)
 {
 	struct rds_rdma_ctx *x, *tmp;
 
