@@ -149,7 +149,7 @@ twohost_rdma_boot() {	# ib|iw A:B
 	merge_show "$out/a/results.tap" "two hosts over $what ($a <-> $b), a: "
 	merge_show "$out/b/results.tap" "two hosts over $what ($a <-> $b), b: "
 	result "$rc" "two-host $what boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
-	scripts/$pcap "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
+	scripts/pcap/$pcap "$out/wire.pcap" --require v4,v6 > "$out/wire.txt" 2>&1
 	result $? "two hosts over $what ($a <-> $b): the wire's capture has RDS headers in the fabric's SENDs over IPv4 and IPv6" \
 		"$out/wire.txt"
 	sed 's/^/# wire: /' "$out/wire.txt" | tee -a "$TAP"

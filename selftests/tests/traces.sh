@@ -65,7 +65,7 @@ all_fields() {
 	fields rds rds_recv_drop "${c[@]}" reason dport || rc=1
 	fields rds rds_send_giveup "${c[@]}" reason count || rc=1
 	fields rds rds_conn_error "${c[@]}" err site || rc=1
-	for e in send_done ack_done recv_done rdma_done reg_done; do
+	for e in send_done ack_done recv_done rw_done reg_done; do
 		fields rds_rdma rds_rdma_$e cq_id slot status vendor_err || rc=1
 	done
 	fields rds_rdma rds_rdma_cm_event srcaddr dstaddr event status rej_data || rc=1
@@ -187,7 +187,7 @@ tap_check "tcp: namespaces deleted, the shutdown resets its sockets (rds_tcp_res
 if rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE && loaded rds_rdma; then
 	tap_check "IB (rxe0): connection UP, CM ESTABLISHED, send/recv completions status 0" \
 		ib_traffic
-	tap_check "IB: rds-stress RDMA: mr_reg, reg_done, rdma_done, mr_inv, all status 0" \
+	tap_check "IB: rds-stress RDMA: mr_reg, reg_done, rw_done, mr_inv, all status 0" \
 		ib_rdma
 	tap_check "IB: no completion failed during the clean traffic" no_failed_completion
 else
