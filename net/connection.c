@@ -305,12 +305,25 @@ static void rds_conn_restore_seq_locked(struct rds_net *rn,
 	}
 }
 
-/* rds_conn_create() and rds_conn_lane(): @conn0 is lane 0 for a @lane > 0. */
+/* Connections a peer's attempts may make: the namespace's cap less an
+ * eighth (at least one) kept for those our own sockets need, so a peer
+ * (or many) that fills the table cannot stop local sends to new peers.
+ */
+static unsigned int rds_conn_cap(struct rds_net *rn, bool peer)
+{
+	unsigned int max = rds_max_connections(rn);
+
+	return peer ? max - DIV_ROUND_UP(max, 8) : max;
+}
+
+/* rds_conn_create(), rds_conn_lane() and their rds_conn_accept*() twins
+ * (@peer: made for a peer's attempt); @conn0 is lane 0 for a @lane > 0.
+ */
 static struct rds_connection *
 __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 		  const struct in6_addr *faddr,
 		  const struct rds_transport *trans, u8 tos, int dev_if,
-		  u8 lane, struct rds_connection *conn0, gfp_t gfp)
+		  u8 lane, struct rds_connection *conn0, bool peer, gfp_t gfp)
 {
 	struct rds_net *rn = rds_net(net);
 	u32 h = rds_conn_hash(rn, laddr, faddr, trans->type, tos, lane);
@@ -333,8 +346,10 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	if (!try_module_get(trans->owner))
 		return ERR_PTR(-ENETUNREACH);
 	/* At the cap: fail before allocating (checked again below). */
-	if (READ_ONCE(rn->conn_count) >= rds_max_connections(rn)) {
+	if (READ_ONCE(rn->conn_count) >= rds_conn_cap(rn, peer)) {
 		module_put(trans->owner);
+		if (peer)
+			rds_stats_inc(rn, RDS_STAT_CONN_PEER_OVER_CAP);
 		return ERR_PTR(-ENOBUFS);
 	}
 	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, lane,
@@ -354,8 +369,10 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	} else if (conn0 && hlist_unhashed(&conn0->c_hash_node)) {
 		/* Lane 0 is being killed: its lanes go with it. */
 		ret = -ENETUNREACH;
-	} else if (rn->conn_count >= rds_max_connections(rn)) {
+	} else if (rn->conn_count >= rds_conn_cap(rn, peer)) {
 		ret = -ENOBUFS;
+		if (peer)
+			rds_stats_inc(rn, RDS_STAT_CONN_PEER_OVER_CAP);
 	} else {
 		rds_conn_restore_seq_locked(rn, conn, &rn->tomb_hash[h]);
 		refcount_inc(&conn->c_refs);	/* the table's */
@@ -390,7 +407,9 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
  * @dev_if: scope id for link-local IPv6, else 0
  * @gfp: allocation flags
  *
- * This is lane 0 of the peer; rds_conn_lane() gives the others.
+ * This is lane 0 of the peer; rds_conn_lane() gives the others. For our
+ * own sockets' sends; a transport answering a peer's attempt uses
+ * rds_conn_accept().
  * Fails with -ENETUNREACH once @trans is unloading or @net is dying, and
  * with -ENOBUFS when the namespace has net.rds.max_connections already
  * (every lane counts).
@@ -407,9 +426,37 @@ struct rds_connection *rds_conn_create(struct net *net,
 				       u8 tos, int dev_if, gfp_t gfp)
 {
 	return __rds_conn_create(net, laddr, faddr, trans, tos, dev_if, 0,
-				 NULL, gfp);
+				 NULL, false, gfp);
 }
-EXPORT_SYMBOL_GPL(rds_conn_create);
+
+/**
+ * rds_conn_accept - rds_conn_create() for a peer's connection attempt
+ * @net: namespace
+ * @laddr: local address
+ * @faddr: peer address
+ * @trans: transport
+ * @tos: type of service
+ * @dev_if: scope id for link-local IPv6, else 0
+ * @gfp: allocation flags
+ *
+ * As rds_conn_create(), but a new connection is made only below the
+ * namespace's cap less the share kept for our own sockets (an eighth):
+ * -ENOBUFS beyond it, counted in conn_peer_over_cap. One that exists is
+ * always found.
+ *
+ * Context: as rds_conn_create().
+ * Return: as rds_conn_create().
+ */
+struct rds_connection *rds_conn_accept(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp)
+{
+	return __rds_conn_create(net, laddr, faddr, trans, tos, dev_if, 0,
+				 NULL, true, gfp);
+}
+EXPORT_SYMBOL_GPL(rds_conn_accept);
 
 /**
  * rds_conn_find - the connection (lane 0) between two addresses, if any
@@ -446,6 +493,21 @@ struct rds_connection *rds_conn_find(struct net *net,
 }
 EXPORT_SYMBOL_GPL(rds_conn_find);
 
+static struct rds_connection *__rds_conn_lane(struct rds_connection *conn0,
+					      unsigned int lane, bool peer,
+					      gfp_t gfp)
+{
+	if (WARN_ON_ONCE(conn0->c_lane0) || lane >= RDS_MPATH_WORKERS)
+		return ERR_PTR(-EINVAL);
+	if (!lane) {
+		rds_conn_get(conn0);
+		return conn0;
+	}
+	return __rds_conn_create(rds_conn_net(conn0), &conn0->c_laddr,
+				 &conn0->c_faddr, conn0->c_trans, conn0->c_tos,
+				 conn0->c_dev_if, lane, conn0, peer, gfp);
+}
+
 /**
  * rds_conn_lane - find or create one lane of a peer
  * @conn0: lane 0 of the peer (the caller holds a reference)
@@ -459,17 +521,26 @@ EXPORT_SYMBOL_GPL(rds_conn_find);
 struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
 				     unsigned int lane, gfp_t gfp)
 {
-	if (WARN_ON_ONCE(conn0->c_lane0) || lane >= RDS_MPATH_WORKERS)
-		return ERR_PTR(-EINVAL);
-	if (!lane) {
-		rds_conn_get(conn0);
-		return conn0;
-	}
-	return __rds_conn_create(rds_conn_net(conn0), &conn0->c_laddr,
-				 &conn0->c_faddr, conn0->c_trans, conn0->c_tos,
-				 conn0->c_dev_if, lane, conn0, gfp);
+	return __rds_conn_lane(conn0, lane, false, gfp);
 }
-EXPORT_SYMBOL_GPL(rds_conn_lane);
+
+/**
+ * rds_conn_accept_lane - rds_conn_lane() for a peer's connection attempt
+ * @conn0: lane 0 of the peer (the caller holds a reference)
+ * @lane: lane index, below RDS_MPATH_WORKERS
+ * @gfp: allocation flags
+ *
+ * Within the share of the cap peers may fill, as rds_conn_accept().
+ *
+ * Context: as rds_conn_create().
+ * Return: as rds_conn_lane().
+ */
+struct rds_connection *rds_conn_accept_lane(struct rds_connection *conn0,
+					    unsigned int lane, gfp_t gfp)
+{
+	return __rds_conn_lane(conn0, lane, true, gfp);
+}
+EXPORT_SYMBOL_GPL(rds_conn_accept_lane);
 
 /**
  * rds_conn_connect_if_down - start connecting a connection that is down

@@ -514,6 +514,14 @@ struct rds_message *rds_message_cong_map(struct rds_connection *conn);
 /* The knot: connection.c, lanes.c and send.c call each other. */
 
 /* connection.c */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp);
+struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
+				     unsigned int lane, gfp_t gfp);
+
 /* Lane 0 of @conn's peer: where the multipath state lives. */
 static inline struct rds_connection *rds_conn_lane0(struct rds_connection *conn)
 {

@@ -61,4 +61,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_CONN_CONNECT_TIMEOUT]		= "conn_connect_timeout",
 	[RDS_STAT_RECV_ACK_STALE]		= "recv_ack_stale",
 	[RDS_STAT_RECV_DROP_CONG_LOCAL]		= "recv_drop_cong_local",
+	[RDS_STAT_CONN_PEER_OVER_CAP]		= "conn_peer_over_cap",
 };

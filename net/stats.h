@@ -57,6 +57,7 @@ enum rds_stat {
 	RDS_STAT_CONN_CONNECT_TIMEOUT,	/* ours: attempts that timed out */
 	RDS_STAT_RECV_ACK_STALE,	/* ours: acks beyond what we numbered */
 	RDS_STAT_RECV_DROP_CONG_LOCAL,	/* ours: a wire's map for a local address */
+	RDS_STAT_CONN_PEER_OVER_CAP,	/* ours: a peer's attempt at the peers' cap */
 	RDS_STAT_MAX,
 };
 

@@ -1383,6 +1383,102 @@ static int t_conn_flood(void)
 	return T_PASS;
 }
 
+/* A counter's value in @c, 0 if it is not listed. */
+static uint64_t counter_of(const struct tgt_counts *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->ncounters; i++)
+		if (!strncmp((const char *)c->counters[i].name, name, 32))
+			return c->counters[i].value;
+	return 0;
+}
+
+/* Write @val to the int sysctl @path in the target's netns; its old value
+ * (or -1).
+ */
+static int tgt_sysctl(const char *path, int val)
+{
+	int p[2], old = -1;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		FILE *f;
+
+		close(p[0]);
+		enter_target();
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%d", &old) != 1)
+			old = -1;
+		if (f)
+			fclose(f);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", val) < 0 || fclose(f))
+			old = -1;
+		if (write(p[1], &old, sizeof(old)) != sizeof(old))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &old, sizeof(old)) != sizeof(old))
+		old = -1;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return old;
+}
+
+/*
+ * Peers cannot take the connections our own sockets need. The target's
+ * net.rds.max_connections goes to what it holds plus 16; 40 source
+ * addresses then connect: the target takes new ones only up to the cap
+ * less an eighth, counts the rest in conn_peer_over_cap, and a send of
+ * its own to a new peer still gets a connection.
+ */
+static int t_conn_reserve(void)
+{
+	const char *path = "/proc/sys/net/rds/max_connections";
+	int i, ok = 0, n, err = 0, max, peer_cap, old;
+	uint32_t fresh = addr_add(opt.flood_base, 240);
+	struct rds_wire_sess s;
+	struct tgt_counts a, b;
+
+	if (opt.flood_count < 40 || !is_ours) {
+		DIAG("SKIP %s", is_ours ? "needs --flood-count 40" :
+		     "ours only (Linux has no connection cap)");
+		return T_SKIP;
+	}
+	tgt_counts(&a);
+	max = a.conns + 16;
+	peer_cap = max - (max + 7) / 8;
+	old = tgt_sysctl(path, max);
+	CHECK(old > 0);
+	for (i = 0; i < 40; i++) {
+		if (sess_open(&s, addr_add(opt.flood_base, 100 + i)))
+			continue;
+		if (rds_wire_ping(&s, 5080, 2000) == 1)
+			ok++;
+		rds_wire_sess_close(&s);
+	}
+	sleep_ms(500);
+	tgt_counts(&b);
+	n = tgt_send(4080, fresh, 4081, 10, 1, 1, &err, NULL);
+	tgt_sysctl(path, old);
+	OBS("cap %d (peers %d): 40 peers, %d answered; connections %d -> %d, "
+	    "conn_peer_over_cap +%llu; a local send to a new peer then: %s",
+	    max, peer_cap, ok, a.conns, b.conns,
+	    (unsigned long long)(counter_of(&b, "conn_peer_over_cap") -
+				 counter_of(&a, "conn_peer_over_cap")),
+	    n == 1 ? "queued" : strerror(err));
+	CHECK(b.conns <= peer_cap);
+	CHECK(counter_of(&b, "conn_peer_over_cap") >
+	      counter_of(&a, "conn_peer_over_cap"));
+	CHECK(n == 1);
+	return T_PASS;
+}
+
 static int t_half_open(void)
 {
 	int fds[256], n = 0, i, cnt = opt.flood_count ? opt.flood_count : 0;
@@ -1492,6 +1588,7 @@ static const struct tcase cases[] = {
 	{ "reconnect_burst", t_reconnect_burst, 1 },
 	{ "never_read", t_never_read, 1 },
 	{ "lanes", t_lanes, 8 },
+	{ "conn_reserve", t_conn_reserve, -1 },
 	{ "conn_flood", t_conn_flood, -1 },
 	{ "half_open", t_half_open, -1 },
 };

@@ -311,7 +311,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		module_put(fl->trans.owner);
 		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_LOCAL);
 	}
-	conn = rds_conn_create(&init_net, &laddr, &faddr, &fl->trans, c->tos,
+	conn = rds_conn_accept(&init_net, &laddr, &faddr, &fl->trans, c->tos,
 			       0, GFP_KERNEL);
 	module_put(fl->trans.owner);
 	if (IS_ERR(conn))

@@ -99,7 +99,7 @@ static struct rds_connection *rds_tcp_accept_lane(struct rds_connection *conn0,
 		 * went down, one end may still have messages on such a lane.
 		 */
 		k = ntohs(fport) & RDS_TCP_LANE_MASK;
-		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+		lane = rds_conn_accept_lane(conn0, k, GFP_KERNEL);
 		return IS_ERR(lane) ? NULL : lane;
 	}
 	/* Our probe is out, unanswered, on a lane 0 that is up: the peer
@@ -118,7 +118,7 @@ static struct rds_connection *rds_tcp_accept_lane(struct rds_connection *conn0,
 		return conn0;
 	}
 	for (k = 0; k < n; k++) {
-		lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+		lane = rds_conn_accept_lane(conn0, k, GFP_KERNEL);
 		if (IS_ERR(lane))
 			return NULL;
 		switch (rds_conn_state(lane)) {
@@ -149,7 +149,7 @@ static void rds_tcp_connect_back(struct rds_connection *conn0, __be16 fport)
 	rds_conn_lanes(conn0, &ids);
 	if (ids)
 		k = ntohs(fport) & RDS_TCP_LANE_MASK;
-	lane = rds_conn_lane(conn0, k, GFP_KERNEL);
+	lane = rds_conn_accept_lane(conn0, k, GFP_KERNEL);
 	if (IS_ERR(lane))
 		return;
 	rds_conn_want_connect(lane);
@@ -177,7 +177,7 @@ static void rds_tcp_accept_one(struct net *net, struct socket *sock)
 		rds_tcp_stat_inc(RDS_TCP_STAT_ACCEPT_LOCAL);
 		goto refuse;
 	}
-	conn = rds_conn_create(net, &laddr, &faddr, &rds_tcp_transport, 0,
+	conn = rds_conn_accept(net, &laddr, &faddr, &rds_tcp_transport, 0,
 			       dev_if, GFP_KERNEL);
 	if (IS_ERR(conn))
 		goto refuse;

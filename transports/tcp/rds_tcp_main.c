@@ -469,7 +469,7 @@ static void __exit rds_tcp_exit(void)
 	/* Our connections go with the transport while the listeners are
 	 * still open: a peer accepted meanwhile joins a connection that is
 	 * destroyed with the rest, or finds none, and none can be made for
-	 * it any more (the module is going; rds_conn_create() pins it).
+	 * it any more (the module is going; rds_conn_accept() pins it).
 	 */
 	rds_trans_unregister(&rds_tcp_transport);
 	/* Every namespace's listener goes. */

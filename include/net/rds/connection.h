@@ -248,18 +248,18 @@ static inline void rds_conn_assert_xmit_quiet(struct rds_connection *conn)
 #endif
 }
 
-struct rds_connection *rds_conn_create(struct net *net,
-				       const struct in6_addr *laddr,
-				       const struct in6_addr *faddr,
-				       const struct rds_transport *trans,
-				       u8 tos, int dev_if, gfp_t gfp);
 struct rds_connection *rds_conn_find(struct net *net,
 				     const struct in6_addr *laddr,
 				     const struct in6_addr *faddr,
 				     const struct rds_transport *trans,
 				     u8 tos, int dev_if);
-struct rds_connection *rds_conn_lane(struct rds_connection *conn0,
-				     unsigned int lane, gfp_t gfp);
+struct rds_connection *rds_conn_accept(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       const struct rds_transport *trans,
+				       u8 tos, int dev_if, gfp_t gfp);
+struct rds_connection *rds_conn_accept_lane(struct rds_connection *conn0,
+					    unsigned int lane, gfp_t gfp);
 unsigned int rds_conn_lanes(struct rds_connection *conn0, bool *ids);
 void rds_conn_lanes_retune(struct rds_connection *conn0);
 bool rds_conn_transition(struct rds_connection *conn,
