@@ -17,8 +17,10 @@
  * only by what was already queued or in flight when the map went out
  * (which can be much: every sending socket's whole SO_SNDBUF); one that
  * does not could fill the kernel. Beyond this limit a message from a
- * wire waits in its transport, which stops reading the connection until
- * the receiver made room (loopback senders see the map synchronously).
+ * wire is dropped, counted in recv_drop_rcvbuf and the socket's sk_drops
+ * (SO_RXQ_OVFL): its transport already took it from the peer, and
+ * waiting for this one reader would stop the connection for every other
+ * socket it serves. Loopback senders see the map synchronously.
  */
 static bool rds_recv_over_hard_limit(struct rds_connection *conn,
 				     struct rds_sock *rs, u32 len)
@@ -40,17 +42,15 @@ static void rds_recv_drop(struct rds_net *rn, struct rds_connection *conn,
 }
 
 /* Queue a data message on the socket bound to its destination, or drop
- * it (counted). -ENOBUFS, with nothing changed, when that socket is over
- * its hard limit.
+ * it (counted): no such socket, a dead one, or one over its hard limit.
  */
-static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
-			  struct rds_incoming *inc, bool force)
+static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
+			   struct rds_incoming *inc, bool force)
 {
 	struct rds_header *hdr = &inc->i_hdr;
 	enum rds_cong_change cong;
 	struct rds_sock *rs;
 	struct sock *sk;
-	int ret = 0;
 	u32 len;
 
 	/* A transport being unloaded delivers nothing more: an unread
@@ -58,12 +58,12 @@ static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 	 */
 	if (!module_is_live(conn->c_trans->owner)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
-		return 0;
+		return;
 	}
 	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
 	if (!rs) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
-		return 0;
+		return;
 	}
 	sk = rds_rs_to_sk(rs);
 	len = be32_to_cpu(hdr->h_len);
@@ -79,8 +79,8 @@ static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 	}
 	if (!force && rds_recv_over_hard_limit(conn, rs, len)) {
 		spin_unlock_bh(&rs->rs_lock);
-		rds_stats_inc(rn, RDS_STAT_RECV_OVER_RCVBUF_WAIT);
-		ret = -ENOBUFS;
+		atomic_inc(&sk->sk_drops);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_RCVBUF, hdr->h_dport);
 		goto out;
 	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
@@ -99,18 +99,16 @@ static int rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 	rds_wake_sk(rs);
 out:
 	sock_put(sk);
-	return ret;
 }
 
 /* rds_recv_incoming(), and with @force for rds_recv_incoming_last(). */
-static int __rds_recv_incoming(struct rds_connection *conn,
-			       struct rds_incoming *inc, bool force)
+static void __rds_recv_incoming(struct rds_connection *conn,
+				struct rds_incoming *inc, bool force)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_header *hdr = &inc->i_hdr;
 	u64 seq = be64_to_cpu(hdr->h_sequence);
 	bool probe_pong;
-	int ret;
 
 	/* Congestion maps are outside the sequence (their h_sequence is 0). */
 	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
@@ -120,24 +118,21 @@ static int __rds_recv_incoming(struct rds_connection *conn,
 		if (conn->c_loopback &&
 		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
 			rds_stats_inc(rn, RDS_STAT_RECV_DROP_CONG_LOCAL);
-			return 0;
+			return;
 		}
 		rds_cong_recv_map(conn, inc);
-		return 0;
+		return;
 	}
 	if (seq < conn->c_next_rx_seq &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
-		return 0;
+		return;
 	}
 	/* The answer to a multipath probe is for the connection. */
 	probe_pong = hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
 		     !hdr->h_sport;
-	if (hdr->h_dport && !probe_pong) {
-		ret = rds_recv_queue(rn, conn, inc, force);
-		if (ret)
-			return ret;
-	}
+	if (hdr->h_dport && !probe_pong)
+		rds_recv_queue(rn, conn, inc, force);
 	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
 	rds_conn_touch(conn);
 
@@ -160,7 +155,6 @@ static int __rds_recv_incoming(struct rds_connection *conn,
 				      hdr->h_sport);
 		}
 	}
-	return 0;
 }
 
 /**
@@ -170,18 +164,19 @@ static int __rds_recv_incoming(struct rds_connection *conn,
  *	its reference and drops it after this returns
  *
  * Drops duplicates of retransmitted messages, answers pings, and queues
- * the rest on the socket bound to the destination address and port.
+ * the rest on the socket bound to the destination address and port. A
+ * message for a socket over its hard limit (4 x SO_RCVBUF + 1 MiB, wire
+ * transports only) is dropped and counted (recv_drop_rcvbuf, the
+ * socket's SO_RXQ_OVFL count): the transport acks it as any other.
  *
  * Context: the transport's receive path; calls for one connection must be
  * serialized. No core locks held.
- * Return: 0 when @inc was taken (queued, answered or dropped), or
- * -ENOBUFS when its receiver is far over its budget: nothing changed, and
- * the transport must stop reading the connection and offer @inc again
- * later (only wire transports see this).
+ * Return: 0: @inc is always taken (queued, answered or dropped).
  */
 int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 {
-	return __rds_recv_incoming(conn, inc, false);
+	__rds_recv_incoming(conn, inc, false);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
 
@@ -190,9 +185,9 @@ EXPORT_SYMBOL_GPL(rds_recv_incoming);
  * @conn: connection it arrived on
  * @inc: the message
  *
- * As rds_recv_incoming(), but never -ENOBUFS: for a transport letting a
- * connection go whose peer already counts the message as delivered (TCP
- * acked it). The overshoot is bounded by the transport's buffers.
+ * As rds_recv_incoming(), but past the receiver's hard limit: for a
+ * transport letting a connection go whose peer already counts the message
+ * as delivered (TCP acked it).
  *
  * Context: as rds_recv_incoming().
  */
@@ -322,6 +317,18 @@ static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
 	struct sock *sk = rds_rs_to_sk(rs);
 	u64 cookie;
 	int ret, i;
+
+	/* As UDP: the socket's drops so far (over its hard limit). */
+	if (sock_flag(sk, SOCK_RXQ_OVFL)) {
+		u32 drops = atomic_read(&sk->sk_drops);
+
+		if (drops) {
+			ret = put_cmsg(msg, SOL_SOCKET, SO_RXQ_OVFL,
+				       sizeof(drops), &drops);
+			if (ret)
+				return ret;
+		}
+	}
 
 	cookie = rds_rdma_hdr_cookie(&inc->i_hdr);
 	if (cookie) {

@@ -51,7 +51,6 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_BYTES_FREED_FROMSOCK]	= "recv_bytes_freed_fromsock",
 	[RDS_STAT_SEND_STUCK_RM]		= "send_stuck_rm",
 	[RDS_STAT_CONN_REAPED]			= "conn_reaped",
-	[RDS_STAT_RECV_OVER_RCVBUF_WAIT]	= "recv_over_rcvbuf_waits",
 	[RDS_STAT_RECV_DROP_BAD_HEADER]		= "recv_drop_bad_header",
 	[RDS_STAT_RECV_PING_UNANSWERED]		= "recv_ping_unanswered",
 	[RDS_STAT_SEND_MPATH_PROBE]		= "send_mpath_probe",
@@ -62,4 +61,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_ACK_STALE]		= "recv_ack_stale",
 	[RDS_STAT_RECV_DROP_CONG_LOCAL]		= "recv_drop_cong_local",
 	[RDS_STAT_CONN_PEER_OVER_CAP]		= "conn_peer_over_cap",
+	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
 };

@@ -44,7 +44,6 @@ enum rds_stat {
 	RDS_STAT_RECV_BYTES_FREED_FROMSOCK,
 	RDS_STAT_SEND_STUCK_RM,
 	RDS_STAT_CONN_REAPED,		/* ours: idle connections reaped */
-	RDS_STAT_RECV_OVER_RCVBUF_WAIT,	/* ours: a wire waited for a reader */
 	RDS_STAT_RECV_DROP_BAD_HEADER,	/* ours: malformed frame, conn dropped */
 	RDS_STAT_RECV_PING_UNANSWERED,	/* ours: too many pongs unread */
 	RDS_STAT_SEND_MPATH_PROBE,	/* ours: multipath probes sent */
@@ -58,6 +57,7 @@ enum rds_stat {
 	RDS_STAT_RECV_ACK_STALE,	/* ours: acks beyond what we numbered */
 	RDS_STAT_RECV_DROP_CONG_LOCAL,	/* ours: a wire's map for a local address */
 	RDS_STAT_CONN_PEER_OVER_CAP,	/* ours: a peer's attempt at the peers' cap */
+	RDS_STAT_RECV_DROP_RCVBUF,	/* ours: receiver over its hard limit */
 	RDS_STAT_MAX,
 };
 

@@ -406,6 +406,147 @@ static void counters_diff(const struct tgt_counts *a, const struct tgt_counts *b
 	printf("# counters:%s\n", used ? line : " (no change)");
 }
 
+/*
+ * A socket in the target's netns that reads nothing until told to: bound
+ * to @port with SO_RCVBUF @rcvbuf and SO_RXQ_OVFL on. When told, it reads
+ * what it holds without waiting and reports it (tgt_hog_finish()).
+ * Messages it is sent carry their index in their first 4 bytes and then
+ * the bytes hog_byte() makes, so order and content can be checked.
+ */
+struct tgt_hog {
+	pid_t pid;
+	int fd;			/* results from the child */
+	int go;			/* a byte written here: drain and report */
+};
+
+struct tgt_hog_result {
+	int ready_err;
+	int rcvbuf;		/* SO_RCVBUF as the kernel reports it */
+	int count;
+	long long bytes;
+	int out_of_order, damaged;
+	uint32_t ovfl;		/* the last SO_RXQ_OVFL count seen */
+	int ovfl_cmsgs;
+};
+
+static unsigned char hog_byte(uint32_t idx, size_t k)
+{
+	return (unsigned char)(idx * 13 + k * 7 + 1);
+}
+
+static void hog_fill(unsigned char *buf, size_t len, uint32_t idx)
+{
+	size_t k;
+
+	for (k = 4; k < len; k++)
+		buf[k] = hog_byte(idx, k);
+	memcpy(buf, &idx, len < 4 ? len : 4);
+}
+
+static int tgt_hog_start(struct tgt_hog *h, uint16_t port, int rcvbuf)
+{
+	int p[2], q[2];
+	char c;
+
+	if (pipe(p) || pipe(q))
+		return -1;
+	h->pid = fork();
+	if (h->pid < 0)
+		return -1;
+	if (h->pid == 0) {
+		static unsigned char buf[RDS_WIRE_MAX_MSG];
+		struct tgt_hog_result res;
+		socklen_t sl = sizeof(res.rcvbuf);
+		int fd, one = 1;
+		long long last = -1;
+
+		close(p[0]);
+		close(q[1]);
+		memset(&res, 0, sizeof(res));
+		enter_target();
+		fd = rds_sock_bound(opt.dst, port);
+		if (fd < 0 ||
+		    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
+		    setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) ||
+		    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &res.rcvbuf, &sl))
+			res.ready_err = errno ? errno : EIO;
+		c = res.ready_err ? 'E' : 'R';
+		if (write(p[1], &c, 1) != 1 || read(q[0], &c, 1) != 1)
+			_exit(3);
+		while (!res.ready_err) {
+			char cbuf[CMSG_SPACE(sizeof(uint32_t)) + 64];
+			struct iovec iov = { buf, sizeof(buf) };
+			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+					     .msg_control = cbuf,
+					     .msg_controllen = sizeof(cbuf) };
+			struct cmsghdr *cm;
+			uint32_t idx = 0;
+			ssize_t n, k;
+
+			n = recvmsg(fd, &mh, MSG_DONTWAIT);
+			if (n < 0)
+				break;
+			for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+				if (cm->cmsg_level == SOL_SOCKET &&
+				    cm->cmsg_type == SO_RXQ_OVFL) {
+					memcpy(&res.ovfl, CMSG_DATA(cm),
+					       sizeof(res.ovfl));
+					res.ovfl_cmsgs++;
+				}
+			if (n >= 4)
+				memcpy(&idx, buf, 4);
+			if ((long long)idx <= last)
+				res.out_of_order++;
+			last = idx;
+			for (k = 4; k < n; k++)
+				if (buf[k] != hog_byte(idx, k)) {
+					res.damaged++;
+					break;
+				}
+			res.count++;
+			res.bytes += n;
+		}
+		if (write(p[1], &res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	close(q[0]);
+	h->fd = p[0];
+	h->go = q[1];
+	if (read(h->fd, &c, 1) != 1 || c != 'R') {
+		close(q[1]);
+		waitpid(h->pid, NULL, 0);
+		close(h->fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void tgt_hog_finish(struct tgt_hog *h, struct tgt_hog_result *res)
+{
+	char c = 'G';
+
+	memset(res, 0, sizeof(*res));
+	if (write(h->go, &c, 1) != 1 ||
+	    read(h->fd, res, sizeof(*res)) != sizeof(*res))
+		res->ready_err = EIO;
+	close(h->go);
+	close(h->fd);
+	waitpid(h->pid, NULL, 0);
+}
+
+/* Counter @name in @c (0 if not listed). */
+static uint64_t counter_of(const struct tgt_counts *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->ncounters; i++)
+		if (!strncmp((char *)c->counters[i].name, name, 32))
+			return c->counters[i].value;
+	return 0;
+}
+
 static long mem_available_kb(void)
 {
 	char l[256];
@@ -1383,17 +1524,6 @@ static int t_conn_flood(void)
 	return T_PASS;
 }
 
-/* A counter's value in @c, 0 if it is not listed. */
-static uint64_t counter_of(const struct tgt_counts *c, const char *name)
-{
-	int i;
-
-	for (i = 0; i < c->ncounters; i++)
-		if (!strncmp((const char *)c->counters[i].name, name, 32))
-			return c->counters[i].value;
-	return 0;
-}
-
 /* Write @val to the int sysctl @path in the target's netns; its old value
  * (or -1).
  */
@@ -1530,6 +1660,154 @@ static int t_never_read(void)
 	return T_PASS;
 }
 
+/*
+ * Send up to @n messages of @len bytes (hog_fill()'s, index from *@idx)
+ * from @sport to @dport within @ms: a target that stopped reading makes
+ * the writes wait, so this returns how many whole messages went out.
+ */
+static int send_hog_msgs(struct rds_wire_sess *s, uint16_t sport,
+			 uint16_t dport, uint32_t len, int n, int ms,
+			 uint32_t *idx)
+{
+	static unsigned char buf[RDS_WIRE_HDR_LEN + RDS_WIRE_MAX_MSG];
+	long long end = rds_wire_now_ms() + ms;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct rds_wire_msg m = { .seq = s->tx_seq++, .len = len,
+					  .sport = sport, .dport = dport };
+		int left = (int)(end - rds_wire_now_ms());
+
+		rds_wire_encode(&m, buf);
+		hog_fill(buf + RDS_WIRE_HDR_LEN, len, *idx);
+		if (left <= 0 ||
+		    rds_wire_write(s->fd, buf, RDS_WIRE_HDR_LEN + len, left))
+			break;
+		(*idx)++;
+	}
+	return i;
+}
+
+/* The receive hard limit of a socket whose SO_RCVBUF reads @rcvbuf. */
+static long long hard_limit(int rcvbuf)
+{
+	return 4LL * rcvbuf + RDS_WIRE_MAX_MSG;
+}
+
+/*
+ * One socket that never reads must not stop the connection for the
+ * others (issue 25, item 3). A hog (SO_RCVBUF 4 KiB, never reads) gets a
+ * burst of 40 x 64 KiB, past its hard limit of 4 x SO_RCVBUF + 1 MiB,
+ * then a good socket on the same connection 20 small messages: all 20
+ * must arrive within 2 s. Ours: the hog holds at most its hard limit,
+ * what it holds is in order and intact, and every message it did not
+ * get is counted in recv_drop_rcvbuf and in its SO_RXQ_OVFL count (on
+ * the old code the connection stopped: 0 of 20).
+ */
+static int t_hog_no_stall(void)
+{
+	enum { BURST = 40, GOOD = 20 };
+	struct tgt_hog_result hr;
+	struct tgt_counts a, b;
+	struct rds_wire_sess s;
+	struct tgt_result res;
+	struct tgt_recv r;
+	struct tgt_hog h;
+	uint32_t idx = 0, gidx = 0;
+	long long t0, drops;
+	int sent, good;
+
+	CHECK(tgt_hog_start(&h, 4100, 4096) == 0);
+	CHECK(tgt_recv_start(&r, 4101, GOOD, 20000) == 0);
+	tgt_counts(&a);
+	CHECK(sess_open(&s, opt.src) == 0);
+	sent = send_hog_msgs(&s, 5100, 4100, 65536, BURST, 5000, &idx);
+	t0 = rds_wire_now_ms();
+	good = send_hog_msgs(&s, 5101, 4101, 32, GOOD, 2000, &gidx);
+	tgt_recv_finish(&r, (int)(t0 + 2000 - rds_wire_now_ms()), &res);
+	OBS("%d of %d x 64 KiB to the hog written; then %d of %d to the good socket written, %d arrived within 2 s",
+	    sent, BURST, good, GOOD, res.count);
+	unacked_bytes(s.fd, 2000);
+	tgt_counts(&b);
+	tgt_hog_finish(&h, &hr);
+	rds_wire_sess_close(&s);
+	drops = (long long)(counter_of(&b, "recv_drop_rcvbuf") -
+			    counter_of(&a, "recv_drop_rcvbuf"));
+	OBS("hog (SO_RCVBUF %d, hard limit %lld): holds %d messages, %lld bytes; out of order %d, damaged %d; SO_RXQ_OVFL %u (%d cmsgs); recv_drop_rcvbuf +%lld",
+	    hr.rcvbuf, hard_limit(hr.rcvbuf), hr.count, hr.bytes,
+	    hr.out_of_order, hr.damaged, hr.ovfl, hr.ovfl_cmsgs, drops);
+	CHECK(res.count == GOOD);
+	if (!is_ours)
+		return T_PASS;
+	CHECK(hr.ready_err == 0);
+	CHECK(sent == BURST);
+	CHECK(hr.bytes <= hard_limit(hr.rcvbuf));
+	CHECK(hr.out_of_order == 0 && hr.damaged == 0);
+	CHECK(drops > 0);
+	CHECK(hr.count + drops == BURST);
+	CHECK(hr.ovfl == drops);
+	return T_PASS;
+}
+
+/*
+ * A peer that fills a never-reading socket and connects again, and
+ * again (issue 25, item 2): each connection the target lets go is read
+ * to its end, and that drain once skipped the receive hard limit, so
+ * the socket grew with the number of reconnects (18 MiB after 60, for a
+ * bound of ~1.9 MiB). 30 rounds of up to 24 x 64 KiB: the socket must
+ * hold at most 4 x SO_RCVBUF + 1 MiB, and what it dropped is counted in
+ * recv_drop_rcvbuf and its SO_RXQ_OVFL count.
+ */
+static int t_reconnect_fill(void)
+{
+	enum { ROUNDS = 30, PER = 24 };
+	struct tgt_hog_result hr;
+	struct tgt_counts a, b;
+	struct rds_wire_sess s;
+	uint64_t seq = 1;
+	struct tgt_hog h;
+	uint32_t idx = 0;
+	int i, k, sent = 0, opened = 0;
+	long long drops;
+
+	if (!is_ours) {
+		DIAG("SKIP ours only: Linux has no receive hard limit");
+		return T_SKIP;
+	}
+	CHECK(tgt_hog_start(&h, 4110, 4096) == 0);
+	tgt_counts(&a);
+	for (i = 0; i < ROUNDS; i++) {
+		/* The target refuses a connection while it still lets the
+		 * one before go: try again shortly.
+		 */
+		for (k = 0; k < 50 && sess_open(&s, opt.src); k++)
+			sleep_ms(20);
+		if (k == 50)
+			continue;
+		opened++;
+		s.tx_seq = seq;
+		sent += send_hog_msgs(&s, 5110, 4110, 65536, PER, 1000, &idx);
+		seq = s.tx_seq;
+		unacked_bytes(s.fd, 300);
+		rds_wire_sess_close(&s);
+	}
+	CHECK(target_alive(8));
+	tgt_counts(&b);
+	tgt_hog_finish(&h, &hr);
+	drops = (long long)(counter_of(&b, "recv_drop_rcvbuf") -
+			    counter_of(&a, "recv_drop_rcvbuf"));
+	OBS("%d of %d connections, %d x 64 KiB written; the socket (SO_RCVBUF %d, hard limit %lld) holds %d messages, %lld bytes; out of order %d, damaged %d; SO_RXQ_OVFL %u; recv_drop_rcvbuf +%lld",
+	    opened, ROUNDS, sent, hr.rcvbuf, hard_limit(hr.rcvbuf), hr.count,
+	    hr.bytes, hr.out_of_order, hr.damaged, hr.ovfl, drops);
+	CHECK(hr.ready_err == 0);
+	CHECK(opened > ROUNDS / 2);
+	CHECK(hr.bytes <= hard_limit(hr.rcvbuf));
+	CHECK(hr.out_of_order == 0 && hr.damaged == 0);
+	CHECK(drops > 0);
+	CHECK(hr.ovfl == drops);
+	return T_PASS;
+}
+
 static int t_odd_fields(void)
 {
 	struct rds_wire_sess s;
@@ -1587,6 +1865,8 @@ static const struct tcase cases[] = {
 	{ "accept_race", t_accept_race, 1 },
 	{ "reconnect_burst", t_reconnect_burst, 1 },
 	{ "never_read", t_never_read, 1 },
+	{ "hog_no_stall", t_hog_no_stall, 1 },
+	{ "reconnect_fill", t_reconnect_fill, 1 },
 	{ "lanes", t_lanes, 8 },
 	{ "conn_reserve", t_conn_reserve, -1 },
 	{ "conn_flood", t_conn_flood, -1 },
