@@ -45,7 +45,7 @@ static void rds_recv_drop(struct rds_net *rn, struct rds_connection *conn,
  * it (counted): no such socket, a dead one, or one over its hard limit.
  */
 static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
-			   struct rds_incoming *inc, bool force)
+			   struct rds_incoming *inc)
 {
 	struct rds_header *hdr = &inc->i_hdr;
 	enum rds_cong_change cong;
@@ -77,7 +77,7 @@ static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_DEAD_SOCK, hdr->h_dport);
 		goto out;
 	}
-	if (!force && rds_recv_over_hard_limit(conn, rs, len)) {
+	if (rds_recv_over_hard_limit(conn, rs, len)) {
 		spin_unlock_bh(&rs->rs_lock);
 		atomic_inc(&sk->sk_drops);
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_RCVBUF, hdr->h_dport);
@@ -101,9 +101,25 @@ out:
 	sock_put(sk);
 }
 
-/* rds_recv_incoming(), and with @force for rds_recv_incoming_last(). */
-static void __rds_recv_incoming(struct rds_connection *conn,
-				struct rds_incoming *inc, bool force)
+/**
+ * rds_recv_incoming - a transport delivers a received message
+ * @conn: connection it arrived on
+ * @inc: the message, initialized with rds_inc_init(); the caller keeps
+ *	its reference and drops it after this returns
+ *
+ * Drops duplicates of retransmitted messages, answers pings, and queues
+ * the rest on the socket bound to the destination address and port. A
+ * message for a socket over its hard limit (4 x SO_RCVBUF + 1 MiB, wire
+ * transports only) is dropped and counted (recv_drop_rcvbuf, the
+ * socket's SO_RXQ_OVFL count): the transport acks it as any other, and
+ * never waits for a receiver, also when it lets a connection go: @inc
+ * is always taken (queued, answered or dropped).
+ *
+ * Context: the transport's receive path; calls for one connection must be
+ * serialized. No core locks held.
+ * Return: 0 (kept until every transport stops looking at it).
+ */
+int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_header *hdr = &inc->i_hdr;
@@ -118,21 +134,21 @@ static void __rds_recv_incoming(struct rds_connection *conn,
 		if (conn->c_loopback &&
 		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
 			rds_stats_inc(rn, RDS_STAT_RECV_DROP_CONG_LOCAL);
-			return;
+			return 0;
 		}
 		rds_cong_recv_map(conn, inc);
-		return;
+		return 0;
 	}
 	if (seq < conn->c_next_rx_seq &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
-		return;
+		return 0;
 	}
 	/* The answer to a multipath probe is for the connection. */
 	probe_pong = hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
 		     !hdr->h_sport;
 	if (hdr->h_dport && !probe_pong)
-		rds_recv_queue(rn, conn, inc, force);
+		rds_recv_queue(rn, conn, inc);
 	WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
 	rds_conn_touch(conn);
 
@@ -155,48 +171,9 @@ static void __rds_recv_incoming(struct rds_connection *conn,
 				      hdr->h_sport);
 		}
 	}
-}
-
-/**
- * rds_recv_incoming - a transport delivers a received message
- * @conn: connection it arrived on
- * @inc: the message, initialized with rds_inc_init(); the caller keeps
- *	its reference and drops it after this returns
- *
- * Drops duplicates of retransmitted messages, answers pings, and queues
- * the rest on the socket bound to the destination address and port. A
- * message for a socket over its hard limit (4 x SO_RCVBUF + 1 MiB, wire
- * transports only) is dropped and counted (recv_drop_rcvbuf, the
- * socket's SO_RXQ_OVFL count): the transport acks it as any other.
- *
- * Context: the transport's receive path; calls for one connection must be
- * serialized. No core locks held.
- * Return: 0: @inc is always taken (queued, answered or dropped).
- */
-int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
-{
-	__rds_recv_incoming(conn, inc, false);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
-
-/**
- * rds_recv_incoming_last - deliver a message the transport cannot keep
- * @conn: connection it arrived on
- * @inc: the message
- *
- * As rds_recv_incoming(), but past the receiver's hard limit: for a
- * transport letting a connection go whose peer already counts the message
- * as delivered (TCP acked it).
- *
- * Context: as rds_recv_incoming().
- */
-void rds_recv_incoming_last(struct rds_connection *conn,
-			    struct rds_incoming *inc)
-{
-	__rds_recv_incoming(conn, inc, true);
-}
-EXPORT_SYMBOL_GPL(rds_recv_incoming_last);
 
 /**
  * rds_recv_bad_header - a peer sent a frame rds_hdr_check() refused

@@ -57,9 +57,6 @@ struct rds_tcp_callbacks {
  * @t_data_len: payload length of the frame being received (RDS_INFO)
  * @t_data_got: bytes of @t_tinc's payload received
  * @t_broken: the peer sent garbage: discard the rest of the stream
- * @t_rx_waiting: @t_tinc is complete and was refused by a full receiver;
- *	reading waits until it is taken
- * @t_draining: shutdown reads what is left: nothing may wait
  * @t_xmit_blocked: a send ran out of socket buffer; kick when it drains
  * @t_corked: this transmit batch corked the socket (transmit lock)
  * @t_last_sent_nxt: TCP write_seq after our last send (RDS_INFO)
@@ -85,8 +82,6 @@ struct rds_tcp_conn {
 	u32			t_data_len;
 	u32			t_data_got;
 	bool			t_broken;
-	bool			t_rx_waiting;
-	bool			t_draining;
 
 	bool			t_xmit_blocked;
 	bool			t_corked;

@@ -15,10 +15,9 @@
  * RDS_TCP_SHARE_RATIO times its size, whatever segment sizes the peer
  * chooses. When softirq cannot allocate, reading stops and the receive
  * worker carries on with GFP_KERNEL; the unread bytes wait in TCP (which
- * then closes its window). The same happens when the core refuses a
- * message because its receiver is far over its budget: the message
- * waits, complete, and the worker offers it again every RDS_TCP_RX_RETRY,
- * so nothing TCP acked is lost.
+ * then closes its window). Nothing else stops reading: the core takes
+ * every complete message (a receiver far over its budget drops it, so
+ * one socket that does not read never stops the connection).
  */
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -36,9 +35,6 @@
 
 /* Our own buffers for copied pieces: one page each, head included. */
 #define RDS_TCP_COPY_BUF	SKB_WITH_OVERHEAD(PAGE_SIZE - NET_SKB_PAD)
-
-/* How often a message refused for a full receiver is offered again. */
-#define RDS_TCP_RX_RETRY	msecs_to_jiffies(10)
 
 /**
  * struct rds_tcp_incoming - a message received over TCP
@@ -173,28 +169,18 @@ struct rds_tcp_read_ctx {
 	int			err;
 };
 
-/* Offer the complete t_tinc to the core; false if it must wait. */
-static bool rds_tcp_deliver(struct rds_tcp_conn *tc)
+/* Hand the complete t_tinc to the core. */
+static void rds_tcp_deliver(struct rds_tcp_conn *tc)
 {
 	struct rds_connection *conn = rds_tcp_to_conn(tc);
 	struct rds_tcp_incoming *tinc = tc->t_tinc;
 
-	if (!tc->t_rx_waiting) {
-		rds_inc_init(&tinc->ti_inc, conn, &conn->c_faddr,
-			     &conn->c_laddr);
-		tinc->ti_inc.i_hdr = tc->t_hdr;
-	}
-	if (tc->t_draining) {
-		rds_recv_incoming_last(conn, &tinc->ti_inc);
-	} else if (rds_recv_incoming(conn, &tinc->ti_inc) == -ENOBUFS) {
-		tc->t_rx_waiting = true;
-		return false;
-	}
-	tc->t_rx_waiting = false;
+	rds_inc_init(&tinc->ti_inc, conn, &conn->c_faddr, &conn->c_laddr);
+	tinc->ti_inc.i_hdr = tc->t_hdr;
+	rds_recv_incoming(conn, &tinc->ti_inc);
 	tc->t_tinc = NULL;
 	tc->t_hdr_got = 0;
 	rds_inc_put(&tinc->ti_inc);
-	return true;
 }
 
 /* tcp_read_sock() actor: consume what we can of @skb from @offset. */
@@ -246,17 +232,13 @@ static int rds_tcp_data_recv(read_descriptor_t *desc, struct sk_buff *skb,
 			if (got < n)
 				goto stop;
 		}
-		if (tc->t_data_got == tc->t_tinc->ti_len &&
-		    !rds_tcp_deliver(tc)) {
-			ctx->err = -ENOBUFS;
-			goto out;
-		}
+		if (tc->t_data_got == tc->t_tinc->ti_len)
+			rds_tcp_deliver(tc);
 	}
 	return len - left;
 stop:
 	/* Out of memory: the receive worker goes on where we stopped. */
 	ctx->err = -ENOMEM;
-out:
 	desc->count = 0;
 	return len - left;
 }
@@ -271,20 +253,15 @@ static int rds_tcp_read_sock(struct rds_tcp_conn *tc, struct sock *sk,
 		.count = 1,	/* stays nonzero until the actor stops */
 	};
 
-	/* A message still waiting for its receiver goes first. */
-	if (tc->t_rx_waiting && !rds_tcp_deliver(tc))
-		return -ENOBUFS;
 	tcp_read_sock(sk, &desc, rds_tcp_data_recv);
 	return ctx.err;
 }
 
-/* Read again: now (memory) or a little later (a full receiver). */
+/* Softirq could not allocate: the worker reads on with GFP_KERNEL. */
 static void rds_tcp_recv_again(struct rds_tcp_conn *tc, int err)
 {
 	if (err == -ENOMEM)
 		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
-	else if (err == -ENOBUFS)
-		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, RDS_TCP_RX_RETRY);
 }
 
 /**
@@ -348,12 +325,12 @@ void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk)
 {
 	int ret;
 
-	/* The peer counts what TCP acked as delivered: no waiting now. */
-	tc->t_draining = true;
+	/* The peer counts what TCP acked as delivered: it is read here,
+	 * within every receiver's hard limit as any other.
+	 */
 	lock_sock(sk);
 	ret = rds_tcp_read_sock(tc, sk, GFP_KERNEL);
 	release_sock(sk);
-	tc->t_draining = false;
 	if (ret)
 		net_warn_ratelimited("rds_tcp: %pI6c: out of memory reading a closing connection\n",
 				     &rds_tcp_to_conn(tc)->c_faddr);
@@ -365,11 +342,8 @@ void rds_tcp_recv_drain(struct rds_tcp_conn *tc, struct sock *sk)
  */
 void rds_tcp_recv_reset(struct rds_tcp_conn *tc)
 {
-	if (tc->t_tinc && tc->t_rx_waiting)
-		rds_inc_put(&tc->t_tinc->ti_inc);	/* drain failed: ENOMEM */
-	else if (tc->t_tinc)
+	if (tc->t_tinc)
 		rds_tcp_tinc_free(tc->t_tinc);
-	tc->t_rx_waiting = false;
 	tc->t_tinc = NULL;
 	tc->t_hdr_got = 0;
 	tc->t_data_got = 0;
