@@ -117,9 +117,8 @@ out:
  *
  * Context: the transport's receive path; calls for one connection must be
  * serialized. No core locks held.
- * Return: 0 (kept until every transport stops looking at it).
  */
-int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
+void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 {
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 	struct rds_header *hdr = &inc->i_hdr;
@@ -134,15 +133,15 @@ int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		if (conn->c_loopback &&
 		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE)) {
 			rds_stats_inc(rn, RDS_STAT_RECV_DROP_CONG_LOCAL);
-			return 0;
+			return;
 		}
 		rds_cong_recv_map(conn, inc);
-		return 0;
+		return;
 	}
 	if (seq < conn->c_next_rx_seq &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
-		return 0;
+		return;
 	}
 	/* The answer to a multipath probe is for the connection. */
 	probe_pong = hdr->h_dport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
@@ -171,7 +170,6 @@ int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 				      hdr->h_sport);
 		}
 	}
-	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_recv_incoming);
 

@@ -7,7 +7,8 @@
 # addresses (a queue pair each way, RDMA CM, SENDs through rxe). Pings,
 # rds-stress and SHA-checked exactly-once delivery (rds-wirecheck), then
 # the paths that only a misbehaving peer or device reaches: a receiver
-# that does not read (the engine's backlog, the peer's RNR retries), rings
+# that does not read (dropped past its hard limit, the others on the
+# connection unaffected), rings
 # of 8 work requests (transmit stops part-way through a message and
 # resumes), the device deleted and re-added under traffic, rds_rdma
 # unloaded under traffic. IPv6 last, with rds_tcp loaded: both listen on
@@ -166,16 +167,135 @@ grew() {
 	[ -n "$now" ] && [ "$now" -gt "${2:-0}" ]
 }
 
-slow_receiver() {
-	# 3 senders, nothing read for 6 s into a 4 KiB receive buffer: the
-	# receive queue goes far over budget, the engine keeps the rest on
-	# its backlog and stops posting receives (the senders RNR-retry).
-	# The hard limit is 4 x SO_RCVBUF + 1 MiB: each sender's first two
-	# messages are 1 MiB (WC_LEAD_BIG), queued before the receiver's
-	# congestion map can reach it, so the limit is passed whatever the
-	# timing. With the usual small first messages it depended on how
-	# fast the map came back, and CI once saw no backlog at all.
-	WC_LEAD_BIG=2 wirecheck $A4 $B4 8 "$MSGS" 6 4096
+# hog FROM TO: one socket on TO that never reads and one that does, on
+# the same connection. On one host a receiver's congestion map is the
+# senders' at once, so a burst cannot overtake it as one from another
+# host can (queued before the map reached its senders): instead the hog
+# takes 2 x 1 MiB with a big SO_RCVBUF, then shrinks it to 4 KiB
+# (SO_RXQ_OVFL on). It now holds more than its hard limit, 4 x SO_RCVBUF
+# + 1 MiB, while its map still says it has room, as after such a burst:
+# 4 x 256 KiB more are sent to it, then 20 small messages to the other
+# socket. Results, as NAME=VALUE lines, in $WORK/hog: good (of 20,
+# within 2 s of the last send), sent (messages to the hog sendmsg()
+# took after the shrink), before (messages it held before), rcvbuf,
+# held, held_bytes, disorder, damaged (the hog's queue read after the
+# good messages arrived: they came on the same connection after the
+# burst, so the burst was settled), ovfl (the last SO_RXQ_OVFL count; -1
+# if none came), drops (recv_drop_rcvbuf grew by).
+hog() {
+	local d0 d1
+
+	d0=$(counter recv_drop_rcvbuf)
+	python3 - "$1" "$2" > "$WORK/hog" <<'PY' || return 1
+import select, socket, struct, sys, time
+
+SO_RXQ_OVFL = getattr(socket, "SO_RXQ_OVFL", 40)
+SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
+MIB = 1 << 20
+src, dst = sys.argv[1], sys.argv[2]
+HOG, GOOD, BEFORE, BURST, SMALL = 6400, 6401, 2, 4, 20
+
+def sock(addr, port=0):
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+    s.bind((addr, port))
+    return s
+
+base = bytes(range(256)) * (MIB // 256)
+def payload(idx, size):
+    k = (idx * 13) % 256
+    return struct.pack("!I", idx) + (base[k:] + base[:k])[4:size]
+
+def settle(tx, good, tag):
+    # One message to the good socket: once it is there, everything sent
+    # before it on the connection was taken (queued or dropped).
+    tx.sendto(tag, (dst, GOOD))
+    if not select.select([good], [], [], 20)[0]:
+        sys.exit("nothing arrived for 20 s")
+    good.recv(64)
+
+hog = sock(dst, HOG)
+hog.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 * MIB)
+hog.setsockopt(socket.SOL_SOCKET, SO_RXQ_OVFL, 1)
+good = sock(dst, GOOD)
+tx = sock(src)
+tx.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 * MIB)
+msgs = [payload(i, MIB if i < BEFORE else MIB // 4)
+        for i in range(BEFORE + BURST)]
+for i in range(BEFORE):
+    tx.sendto(msgs[i], (dst, HOG))
+settle(tx, good, b"settle")
+hog.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+sent = 0
+for i in range(BEFORE, BEFORE + BURST):
+    try:
+        tx.sendto(msgs[i], socket.MSG_DONTWAIT, (dst, HOG))
+        sent += 1
+    except OSError as e:
+        print("burst message %d: %s" % (i, e), file=sys.stderr)
+for j in range(SMALL):
+    tx.sendto(b"good %d" % j, (dst, GOOD))
+t0, got = time.monotonic(), 0
+while got < SMALL:
+    left = t0 + 2 - time.monotonic()
+    if left <= 0 or not select.select([good], [], [], left)[0]:
+        break
+    good.recv(64)
+    got += 1
+# The rest of the burst, if the good ones did not come: settled or not.
+if got < SMALL:
+    time.sleep(3)
+held = held_bytes = disorder = damaged = 0
+ovfl, last = -1, -1
+while True:
+    try:
+        data, anc, _, _ = hog.recvmsg(MIB, socket.CMSG_SPACE(4),
+                                      socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        break
+    for level, typ, val in anc:
+        if level == socket.SOL_SOCKET and typ == SO_RXQ_OVFL:
+            ovfl = struct.unpack("=I", val[:4])[0]
+    held += 1
+    held_bytes += len(data)
+    idx = struct.unpack_from("!I", data)[0]
+    if idx >= len(msgs) or data != msgs[idx]:
+        damaged += 1
+        continue
+    if idx <= last:
+        disorder += 1
+    last = idx
+print("good=%d sent=%d before=%d rcvbuf=%d held=%d held_bytes=%d "
+      "disorder=%d damaged=%d ovfl=%d" %
+      (got, sent, BEFORE,
+       hog.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF), held,
+       held_bytes, disorder, damaged, ovfl))
+PY
+	d1=$(counter recv_drop_rcvbuf)
+	echo "drops=$((${d1:-0} - ${d0:-0}))" >> "$WORK/hog"
+}
+
+hog_val() {	# NAME: its value in $WORK/hog
+	tr ' ' '\n' < "$WORK/hog" | awk -F= -v n="$1" '$1 == n { print $2 }'
+}
+
+hog_good() {
+	hog "$@" || return 1
+	cat "$WORK/hog"
+	[ "$(hog_val good)" = 20 ]
+}
+
+# The hog's side of the promise (rds.rst, "Delivery"): nothing queued
+# past its hard limit (it holds what it held before the shrink, in order
+# and intact), and every message it did not get is counted and reported
+# to it.
+hog_bounded() {
+	local held sent drops ovfl
+	cat "$WORK/hog"
+	held=$(hog_val held) sent=$(hog_val sent) drops=$(hog_val drops)
+	ovfl=$(hog_val ovfl)
+	[ -n "$held" ] && [ "$held" = "$(hog_val before)" ] &&
+		[ "$(hog_val disorder)" = 0 ] && [ "$(hog_val damaged)" = 0 ] &&
+		[ "$sent" -gt 0 ] && [ "$drops" = "$sent" ] && [ "$ovfl" = "$drops" ]
 }
 
 # frag_size BYTES: net.rds.ib.max_frag_size (ours only; Linux has none).
@@ -430,11 +550,14 @@ else
 	tap_skip "every message acked after the traffic" "Linux keeps the unacked tail"
 fi
 echo "# $((SECONDS - t0)) s: basics"
-b0=$(counter ib_rx_backlog)
-tap_check "8 senders x $MSGS messages to a receiver that reads nothing for 6 s (SO_RCVBUF 4 KiB): nothing lost" \
-	slow_receiver
-tap_check "... and the engine held messages back (ib_rx_backlog grew)" \
-	grew ib_rx_backlog "$b0"
+tap_check "a socket over its hard limit that never reads (SO_RCVBUF 4 KiB), 4 x 256 KiB more to it, then 20 to another: 20 of 20 within 2 s" \
+	hog_good $A4 $B4
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "... the hog took none of the 4 (it holds what it held, in order and intact); recv_drop_rcvbuf and SO_RXQ_OVFL count them" \
+		hog_bounded
+else
+	tap_skip "the hog holds at most its hard limit" "Linux has no receive hard limit"
+fi
 r0=$(counter ib_tx_ring_full)
 tap_check "net.rds.ib.max_send_wr/max_recv_wr 8, max_frag_size 8192: a new connection has rings of 8, 8 KiB fragments" \
 	small_rings
@@ -444,7 +567,7 @@ tap_check "... and the send ring ran full (ib_tx_ring_full grew)" \
 	grew ib_tx_ring_full "$r0"
 sysctl -qw net.rds.ib.max_send_wr=256 net.rds.ib.max_recv_wr=1024
 frag_size 16384
-echo "# $((SECONDS - t0)) s: backlog, small rings"
+echo "# $((SECONDS - t0)) s: hog, small rings"
 c0=$(counter conn_reset)
 # rxe moves a wirecheck's 2 x 12 messages (3 MiB) in well under a
 # second: 2 x 96 keep the senders busy across the outage (from 1 s to

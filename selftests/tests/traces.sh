@@ -75,7 +75,7 @@ all_fields() {
 	for e in tx_stall tx_resume; do
 		fields rds_rdma rds_rdma_$e laddr faddr trans tos kind || rc=1
 	done
-	for e in rx_backlog_enter rx_backlog_exit rx_rnr_enter rx_rnr_exit; do
+	for e in rx_rnr_enter rx_rnr_exit; do
 		fields rds_rdma rds_rdma_$e laddr faddr trans tos posted || rc=1
 	done
 	fields rds_tcp rds_tcp_state_change laddr faddr sport dport lane state sk_err || rc=1

@@ -19,8 +19,10 @@
  *
  * STALL_S and RCVBUF make a slow receiver: its SO_RCVBUF is set to RCVBUF
  * bytes (0 leaves the default) and it reads nothing for STALL_S seconds
- * after it is ready, so the senders fill it up and the transport must
- * hold back what it cannot deliver (IB's backlog and RNR retries).
+ * after it is ready, so the senders fill it up and meet its congestion
+ * map. Exactly once holds only while what was on the way when the map
+ * went out stays within the receiver's hard limit (4 x SO_RCVBUF +
+ * 1 MiB): past it the receiver drops (rds.rst, "Delivery").
  *
  * WC_EXIT=1 in a sender's environment makes it close its socket and exit
  * as soon as sendmsg() took its last message, as a short-lived client
@@ -30,7 +32,8 @@
  * WC_LEAD_BIG=N in a sender's environment makes its first N messages
  * 1 MiB each: senders started together then pass the congestion check
  * with more than a slow receiver's hard limit before its map reaches
- * them, so holding back is certain rather than a matter of timing.
+ * them, so passing that limit is certain rather than a matter of
+ * timing (then the receiver drops, and the check reports the loss).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

@@ -7,7 +7,7 @@
  *
  * Lock order (outer first):
  *   rds_rdma_conn->i_cm_mutex (installs and removes the CM id and QP)
- *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting, backlog)
+ *   rds_rdma_conn->i_rx_lock (receive reassembly, reposting)
  *   the core's locks (c_lock, rs_lock) taken by rds_recv_incoming() and
  *   rds_send_drop_acked()
  * rds_rdma_devs_lock is taken alone; i_rdma_lock (the live RDMA
@@ -261,7 +261,6 @@ struct rds_rdma_recv {
 /**
  * struct rds_rdma_incoming - a message being received or delivered
  * @ii_inc: what the core sees
- * @ii_item: on the connection's backlog while its receiver is full
  * @ii_bytes: data bytes received
  * @ii_got: pages in @ii_pages
  * @ii_copy: a small message's data, copied (after @ii_pages), or NULL
@@ -269,7 +268,6 @@ struct rds_rdma_recv {
  */
 struct rds_rdma_incoming {
 	struct rds_incoming	ii_inc;
-	struct list_head	ii_item;
 	u32			ii_bytes;
 	unsigned int		ii_got;
 	u8			*ii_copy;
@@ -350,8 +348,7 @@ enum {
  * @i_recv_posted: slots posted
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
- * @i_rx_backlog: complete messages a full receiver refused, in order
- * @i_rx_w: retries the backlog and refills the ring
+ * @i_rx_w: refills the ring when a page could not be allocated
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  */
@@ -408,7 +405,6 @@ struct rds_rdma_conn {
 	u32			i_recv_posted;
 	struct rds_rdma_incoming *i_rx_inc;
 	struct rds_header	i_rx_hdr;
-	struct list_head	i_rx_backlog;
 	struct delayed_work	i_rx_w;
 	u8			i_sgid[16];
 	u8			i_dgid[16];
@@ -441,7 +437,6 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_ACK_RECEIVED,
 	RDS_RDMA_STAT_CONNECT_REFUSED,
 	RDS_RDMA_STAT_RX_BAD_FRAGMENT,
-	RDS_RDMA_STAT_RX_BACKLOG,
 	RDS_RDMA_STAT_MR_8K_ALLOC,
 	RDS_RDMA_STAT_MR_8K_FREE,
 	RDS_RDMA_STAT_MR_8K_REUSED,

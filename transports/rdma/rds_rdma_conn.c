@@ -19,7 +19,6 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_DELAYED_WORK(&ic->i_connect_w, rds_rdma_connect_worker);
 	mutex_init(&ic->i_cm_mutex);
 	spin_lock_init(&ic->i_rx_lock);
-	INIT_LIST_HEAD(&ic->i_rx_backlog);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
 	INIT_DELAYED_WORK(&ic->i_ack_w, rds_rdma_ack_worker);
 	init_waitqueue_head(&ic->i_rdma_wait);

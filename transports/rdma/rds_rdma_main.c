@@ -37,7 +37,6 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_ACK_RECEIVED]		= "ib_ack_received",
 	[RDS_RDMA_STAT_CONNECT_REFUSED]		= "ib_connect_refused",
 	[RDS_RDMA_STAT_RX_BAD_FRAGMENT]		= "ib_rx_bad_fragment",
-	[RDS_RDMA_STAT_RX_BACKLOG]		= "ib_rx_backlog",
 	[RDS_RDMA_STAT_MR_8K_ALLOC]		= "ib_rdma_mr_8k_alloc",
 	[RDS_RDMA_STAT_MR_8K_FREE]		= "ib_rdma_mr_8k_free",
 	[RDS_RDMA_STAT_MR_8K_REUSED]		= "ib_rdma_mr_8k_reused",

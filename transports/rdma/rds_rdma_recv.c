@@ -5,11 +5,9 @@
  * Fragments are checked against their message's first header and their
  * pages handed to the message without a copy; the ring gets fresh pages.
  *
- * A receiver far over its budget refuses a message (-ENOBUFS): it and
- * whatever completes after it wait, in order, on a backlog, and no
- * receive is posted until the backlog drains, so the peer's sends wait
- * in RNR retries (infinite, as Linux sets them) instead of being lost.
- * Nothing on the backlog is acked before it is delivered.
+ * Every complete message goes to the core at once and is acked: the
+ * core takes it (a receiver far over its budget drops it), so one socket
+ * that does not read never holds the ring, or the connection, back.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -17,7 +15,7 @@
 #include "rds_rdma.h"
 #include "rds_rdma_trace.h"
 
-/* How soon a refused message or a failed refill is retried. */
+/* How soon a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
 
 /* Messages up to this size are copied out of the ring's page. */
@@ -76,16 +74,15 @@ static int rds_rdma_recv_slot_ready(struct rds_rdma_conn *ic,
 	return 0;
 }
 
-/* Post every slot that is not posted, unless the backlog holds the ring
- * back. Slots without a page get one (@gfp), else the worker retries.
+/* Post every slot that is not posted. Slots without a page get one
+ * (@gfp), else the worker retries.
  */
 static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 				      struct rds_rdma_conn *ic, gfp_t gfp)
 {
 	lockdep_assert_held(&ic->i_rx_lock);
 	/* No fragment size yet: the reply to our request brings it. */
-	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_frag_pages ||
-	    !list_empty(&ic->i_rx_backlog))
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_frag_pages)
 		return;
 	while (ic->i_recv_posted < ic->i_recv_ring) {
 		struct rds_rdma_recv *r = &ic->i_recvs[ic->i_recv_post];
@@ -136,35 +133,18 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 	kfree(inc);
 }
 
-/* Offer @inc to the core; false if the receiver refused it. */
-static bool rds_rdma_deliver(struct rds_connection *conn,
-			     struct rds_rdma_conn *ic,
-			     struct rds_rdma_incoming *inc)
-{
-	if (rds_recv_incoming(conn, &inc->ii_inc) == -ENOBUFS)
-		return false;
-	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
-		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
-	else
-		rds_rdma_ack_later(conn, ic);
-	rds_inc_put(&inc->ii_inc);
-	return true;
-}
-
-/* A complete message: to the core, or behind what waits already. */
+/* A complete message: to the core, and to be acked. */
 static void rds_rdma_recv_complete(struct rds_connection *conn,
 				   struct rds_rdma_conn *ic,
 				   struct rds_rdma_incoming *inc)
 {
 	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
-	if (list_empty(&ic->i_rx_backlog)) {
-		if (rds_rdma_deliver(conn, ic, inc))
-			return;
-		trace_rds_rdma_rx_backlog_enter(conn, ic->i_recv_posted);
-	}
-	list_add_tail(&inc->ii_item, &ic->i_rx_backlog);
-	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BACKLOG);
-	queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, RDS_RDMA_RX_RETRY);
+	rds_recv_incoming(conn, &inc->ii_inc);
+	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
+		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+	else
+		rds_rdma_ack_later(conn, ic);
+	rds_inc_put(&inc->ii_inc);
 }
 
 /* A fragment that does not belong where it claims: the stream is lost. */
@@ -231,7 +211,6 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 			rds_conn_drop(conn);
 			return;
 		}
-		INIT_LIST_HEAD(&inc->ii_item);
 		if (copy)
 			inc->ii_copy = (u8 *)&inc->ii_pages[0];
 		inc->ii_inc.i_hdr = hdr;
@@ -322,7 +301,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rds_rdma_recv_worker - deliver the backlog, refill the ring
+ * rds_rdma_recv_worker - refill the ring after an allocation failed
  * @work: the connection's i_rx_w
  *
  * Context: process context.
@@ -332,27 +311,12 @@ void rds_rdma_recv_worker(struct work_struct *work)
 	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
 						struct rds_rdma_conn, i_rx_w);
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
-	struct rds_rdma_incoming *inc;
-	bool backlog, empty;
+	bool empty;
 
 	spin_lock_bh(&ic->i_rx_lock);
 	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		goto out;
-	backlog = !list_empty(&ic->i_rx_backlog);
 	empty = !ic->i_recv_posted;
-	while ((inc = list_first_entry_or_null(&ic->i_rx_backlog,
-					       struct rds_rdma_incoming,
-					       ii_item))) {
-		list_del_init(&inc->ii_item);
-		if (!rds_rdma_deliver(conn, ic, inc)) {
-			list_add(&inc->ii_item, &ic->i_rx_backlog);
-			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
-					   RDS_RDMA_RX_RETRY);
-			goto out;
-		}
-	}
-	if (backlog)
-		trace_rds_rdma_rx_backlog_exit(conn, ic->i_recv_posted);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_THREAD);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
 	if (empty && ic->i_recv_posted)
@@ -480,21 +444,16 @@ int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic)
  * rds_rdma_recv_ring_free - release the receive side after the drain
  * @ic: the connection; nothing is posted any more
  *
- * A message half received or waiting on the backlog was never acked:
- * the peer sends it again after the reconnect.
+ * A message half received was never acked: the peer sends it again
+ * after the reconnect.
  */
 void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 {
-	struct rds_rdma_incoming *inc, *tmp;
 	u32 i;
 
 	if (ic->i_rx_inc) {
 		rds_rdma_inc_release(ic->i_rx_inc);
 		ic->i_rx_inc = NULL;
-	}
-	list_for_each_entry_safe(inc, tmp, &ic->i_rx_backlog, ii_item) {
-		list_del_init(&inc->ii_item);
-		rds_inc_put(&inc->ii_inc);
 	}
 	if (!ic->i_recvs)
 		return;

@@ -3,11 +3,10 @@
  * Tracepoints of the verbs engine (trace system rds_rdma): work
  * completions, RDMA CM events and our refusals, memory registration,
  * and the states in which the engine waits (send ring full, RDMA
- * operations at their limit, a receiver's backlog, an empty receive
- * ring). rds_rdma_trace.c instantiates them, in rds_rdma.ko only:
- * rds_iwarp.ko runs on the engine of that module, so iWARP connections
- * fire the same events with trans=iwarp. Documentation/rdma.rst lists
- * them.
+ * operations at their limit, an empty receive ring). rds_rdma_trace.c
+ * instantiates them, in rds_rdma.ko only: rds_iwarp.ko runs on the
+ * engine of that module, so iWARP connections fire the same events with
+ * trans=iwarp. Documentation/rdma.rst lists them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rds_rdma
@@ -360,10 +359,6 @@ DECLARE_EVENT_CLASS(rds_rdma_rx_class,
 		     TP_PROTO(const struct rds_connection *conn, u32 posted), \
 		     TP_ARGS(conn, posted))
 
-/* A full receiver refused a message: the ring is held back. */
-DEFINE_RDS_RDMA_RX_EVENT(rds_rdma_rx_backlog_enter);
-/* The backlog was delivered: the ring is refilled. */
-DEFINE_RDS_RDMA_RX_EVENT(rds_rdma_rx_backlog_exit);
 /* No receive posted: the peer's next SEND meets an RNR NAK (IB) */
 DEFINE_RDS_RDMA_RX_EVENT(rds_rdma_rx_rnr_enter);
 /* Receives posted again after rds_rdma_rx_rnr_enter. */

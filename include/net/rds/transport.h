@@ -205,7 +205,7 @@ void rds_trans_unregister(const struct rds_transport *trans);
 
 void rds_info_emit(struct rds_info_buf *b, const void *rec);
 
-int rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
+void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc);
 void rds_recv_bad_header(struct rds_connection *conn, int err);
 
 #endif /* _NET_RDS_TRANSPORT_H */
