@@ -1026,7 +1026,8 @@ static void op_setsockopt_sol(struct fz *f, int fd)
 		SO_LINGER, SO_REUSEADDR, SO_KEEPALIVE, SO_RCVLOWAT,
 		SO_SNDLOWAT, SO_BINDTODEVICE, SO_BUSY_POLL, SO_PASSCRED,
 		SO_RCVBUFFORCE, SO_SNDBUFFORCE, SO_MARK, SO_BROADCAST,
-		SO_DEBUG, SO_OOBINLINE, SO_RCVTIMEO, SO_TXTIME };
+		SO_DEBUG, SO_OOBINLINE, SO_RCVTIMEO, SO_TXTIME, SO_RXQ_OVFL,
+		SO_RXQ_OVFL };
 	int name = PICK(f, names);
 	socklen_t len;
 
@@ -1076,7 +1077,7 @@ static void op_getsockopt(struct fz *f)
 		SO_PROTOCOL, SO_DOMAIN, SO_ERROR, SO_ZEROCOPY, SO_TIMESTAMP,
 		SO_PEERNAME, SO_ACCEPTCONN, SO_COOKIE, SO_MEMINFO,
 		SO_PEERCRED, SO_RCVTIMEO, SO_LINGER, SO_INCOMING_CPU,
-		SO_NETNS_COOKIE };
+		SO_NETNS_COOKIE, SO_RXQ_OVFL };
 	int rds = chance(f, 50);
 	socklen_t len = chance(f, 70) ? 4 : pick_getlen(f);
 	uint64_t buf = chance(f, 90) ? (uintptr_t)scratch :

@@ -120,6 +120,20 @@ def timestamp_cmsg_via_sol_rds():
     r.close(); s.close()
 
 @test
+def rxq_ovfl_option_and_no_cmsg_without_drops():
+    # SO_RXQ_OVFL (SOL_SOCKET) reaches AF_RDS sockets; its cmsg comes
+    # only once a message was dropped (never over loopback).
+    ovfl = getattr(socket, "SO_RXQ_OVFL", 40)
+    r, s = bound(), bound()
+    r.setsockopt(socket.SOL_SOCKET, ovfl, 1)
+    assert r.getsockopt(socket.SOL_SOCKET, ovfl) == 1
+    s.sendto(b"ovfl", r.getsockname())
+    wait_readable(r)
+    data, anc, flags, addr = r.recvmsg(16, socket.CMSG_SPACE(4))
+    assert data == b"ovfl" and anc == [], (data, anc)
+    r.close(); s.close()
+
+@test
 def connect_and_send():
     r, s = bound(), bound()
     s.connect(r.getsockname())
