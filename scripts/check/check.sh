@@ -5,7 +5,7 @@
 # warnings), then run the test bed's self-tests, boot the guest with rxe
 # and siw and run the selftest suite in it, and the wire round, while
 # the host checks (the top-level allow-list, the commits since
-# .checkpatch-base, checkpatch, the ABI facts, sparse, the builds against
+# scripts/check/checkpatch-base, checkpatch, the ABI facts, sparse, the builds against
 # the other kernels, DKMS) run beside the guests. Prints TAP, a table of
 # each phase's seconds, then "N passed, N failed[, N skipped]" and the
 # wall time; exits non-zero on any failure. Documentation/testbed.rst,
@@ -205,7 +205,7 @@ host_checks_lane() {
 			abi_both
 	elif [ "$MODE" = normal ]; then
 		bg_step 1 "top level holds only allow-listed files" scripts/check/toplevel.sh
-		bg_step 2 "commits since .checkpatch-base: checkpatch --strict clean, no merges" \
+		bg_step 2 "commits since scripts/check/checkpatch-base: checkpatch --strict clean, no merges" \
 			scripts/check/commits.sh
 		bg_step 3 "checkpatch --strict clean" scripts/check/checkpatch.sh
 		bg_step 4 "uapi rds.h matches Linux's ABI" selftests/abi/check_abi.sh

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Commits a maintainer can review: checkpatch.pl over every commit
-# since the base recorded in .checkpatch-base (the main head when the
+# since the base recorded in scripts/check/checkpatch-base (the main head when the
 # rule began; older commits have no Signed-off-by), plus what checkpatch
 # does not check: no merge commits, and a subject "subsys: summary" of at
 # most 75 characters. A file in the tree, not a tag: CI's fresh clone
@@ -15,11 +15,11 @@ set -euo pipefail
 cd "$REPO"
 
 checkpatch=$(rds_checkpatch_pl) || die "no checkpatch.pl (linux-source: scripts/deps.sh)"
-base=${1:-$(cat .checkpatch-base)}
+base=${1:-$(cat scripts/check/checkpatch-base)}
 git rev-parse -q --verify "$base^{commit}" > /dev/null ||
-	die "base $base (.checkpatch-base) is not in this clone: a shallow clone? (git fetch --unshallow)"
+	die "base $base (scripts/check/checkpatch-base) is not in this clone: a shallow clone? (git fetch --unshallow)"
 git merge-base --is-ancestor "$base" HEAD ||
-	die "base $base (.checkpatch-base) is not an ancestor of HEAD: rebase onto it, or record a new base"
+	die "base $base (scripts/check/checkpatch-base) is not an ancestor of HEAD: rebase onto it, or record a new base"
 
 count=$(git rev-list --count "$base..HEAD")
 bad=0
