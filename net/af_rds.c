@@ -41,6 +41,7 @@ static int rds_release(struct socket *sock)
 	/* Nothing new can arrive once we are out of the bind table. */
 	rds_remove_bound(rs);
 	rds_send_drop_to(rs, NULL, 0);
+	rds_send_release_dests(rs);
 	rds_clear_recv_queue(rs);
 	rds_rdma_drop_notifications(rs);
 	rds_zcopy_drop_completions(rs);
@@ -223,7 +224,8 @@ static __poll_t rds_poll(struct file *file, struct socket *sock,
 	    !list_empty(&rs->rs_notify_queue) ||
 	    !list_empty(&rs->rs_zcookie_queue))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (rs->rs_snd_bytes < rds_sk_sndbuf(rs))
+	/* For the last destination tried: rds_send_writable_locked(). */
+	if (rds_send_writable_locked(rs))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	spin_unlock_bh(&rs->rs_lock);
 	if (sk->sk_err || !skb_queue_empty_lockless(&sk->sk_error_queue))
@@ -363,11 +365,17 @@ static __net_init int rds_net_init(struct net *net)
 	if (ret)
 		goto err_stats;
 
-	ret = rds_sysctl_net_init(rn);
+	ret = rds_send_net_init(rn);
 	if (ret)
 		goto err_bind;
+
+	ret = rds_sysctl_net_init(rn);
+	if (ret)
+		goto err_send;
 	return 0;
 
+err_send:
+	rds_send_net_exit(rn);
 err_bind:
 	rds_bind_net_exit(rn);
 err_stats:
@@ -385,6 +393,7 @@ static __net_exit void rds_net_exit(struct net *net)
 	WARN_ON_ONCE(atomic_long_read(&rn->orphan_bytes));
 	rds_cong_net_exit(rn);
 	rds_sysctl_net_exit(rn);
+	rds_send_net_exit(rn);
 	rds_bind_net_exit(rn);
 	free_percpu(rn->stats);
 }

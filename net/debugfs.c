@@ -16,6 +16,7 @@ static const char *const rds_obj_names[RDS_OBJ_MAX] = {
 	[RDS_OBJ_CONG_MAP]	= "cong_maps",
 	[RDS_OBJ_MR]		= "mrs",
 	[RDS_OBJ_ZCOPY]		= "zcopy",
+	[RDS_OBJ_DEST]		= "send_dests",
 };
 
 static struct dentry *rds_debugfs_dir;

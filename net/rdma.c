@@ -963,8 +963,8 @@ void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 	op->op_notifier = NULL;
 	n->n_status = status;
 	list_add_tail(&n->n_list, &rs->rs_notify_queue);
-	/* Unread notifications count against the sender's budget, so a
-	 * sender that never reads them stops instead of piling them up.
+	/* Unread notifications count against the sender's send total, so
+	 * a sender that never reads them stops instead of piling them up.
 	 */
 	rs->rs_snd_bytes += RDS_NOTIFY_CHARGE;
 }
@@ -973,12 +973,7 @@ void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 static void rds_rdma_notify_uncharge_locked(struct rds_sock *rs,
 					    unsigned int count, bool *wake)
 {
-	size_t budget = rds_sk_sndbuf(rs);
-
-	lockdep_assert_held(&rs->rs_lock);
-	*wake = rs->rs_snd_bytes >= budget;
-	rs->rs_snd_bytes -= (size_t)count * RDS_NOTIFY_CHARGE;
-	*wake &= rs->rs_snd_bytes < budget;
+	*wake = rds_snd_total_sub_locked(rs, (size_t)count * RDS_NOTIFY_CHARGE);
 }
 
 /**

@@ -25,6 +25,7 @@
  *   rds_net->sock_lock (walks every socket: info, congestion monitors)
  *   rds_message->m_rs_lock
  *   rds_sock->rs_lock
+ *   rds_net->dest_table's bucket locks (rhashtable, send.c)
  *   rds_net->conn_lock, then rds_conn_all_lock (connection.c)
  *   rds_connection->c_lock
  *   rds_net->cong_lock
@@ -105,6 +106,12 @@ struct rds_bind_key {
  * @orphan_max_kb: how much of closed sockets' messages the namespace
  *	keeps; beyond it a closing socket's messages are given up (sysctl)
  * @orphan_bytes: charge of the messages kept for closed sockets
+ * @dest_table: every socket's destinations (struct rds_dest), keyed by
+ *	socket, address and link (send.c)
+ * @sock_max_peers: destinations a socket may have bytes queued to at
+ *	once (sysctl)
+ * @sock_sndbuf_factor: a socket's send total is this many destination
+ *	budgets (sysctl)
  */
 struct rds_net {
 	struct net		*net;
@@ -138,6 +145,9 @@ struct rds_net {
 	int			orphan_max_ms;
 	int			orphan_max_kb;
 	atomic_long_t		orphan_bytes;	/* closed sockets' messages */
+	struct rhashtable	dest_table;
+	int			sock_max_peers;
+	int			sock_sndbuf_factor;
 };
 
 extern unsigned int rds_net_id;
@@ -187,6 +197,46 @@ static inline int rds_orphan_max_kb(struct rds_net *rn)
 			     READ_ONCE(rds_net(&init_net)->orphan_max_kb));
 }
 
+static inline int rds_sock_max_peers(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->sock_max_peers),
+			     READ_ONCE(rds_net(&init_net)->sock_max_peers));
+}
+
+static inline int rds_sock_sndbuf_factor(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->sock_sndbuf_factor),
+			     READ_ONCE(rds_net(&init_net)->sock_sndbuf_factor));
+}
+
+struct rds_sock;
+
+/* Key of a socket's destination: compared as bytes, so zero-filled. */
+struct rds_dest_key {
+	struct in6_addr		addr;
+	struct rds_sock		*rs;
+	u32			scope_id;
+};
+
+/**
+ * struct rds_dest - what one socket has queued to one destination
+ * @d_node: in rds_net->dest_table
+ * @d_key: the socket and the peer (address and link)
+ * @d_bytes: charge of the socket's messages to the peer still unacked;
+ *	protected by the socket's rs_lock
+ * @d_rcu: freed after a grace period (other sockets' lookups walk the
+ *	same chains under RCU)
+ *
+ * It exists while @d_bytes is not zero, or while it is the socket's last
+ * destination (rds_sock->rs_dest_last).
+ */
+struct rds_dest {
+	struct rhash_head	d_node;
+	struct rds_dest_key	d_key;
+	size_t			d_bytes;
+	struct rcu_head		d_rcu;
+};
+
 /**
  * struct rds_sock - an AF_RDS socket
  * @rs_sk: the generic socket; must be first
@@ -212,7 +262,8 @@ static inline int rds_orphan_max_kb(struct rds_net *rn)
  * @rs_mr_keygen: key state of @rs_mrs
  * @rs_lock: protects the queues, byte counts and congestion fields
  * @rs_send_queue: messages sent and not yet acked (rds_message)
- * @rs_snd_bytes: payload bytes on @rs_send_queue
+ * @rs_snd_bytes: the send total: the charge of @rs_send_queue (each
+ *	message also counts in its rds_dest) and of unread notifications
  * @rs_recv_queue: received messages not yet read (rds_incoming)
  * @rs_rcv_bytes: payload bytes on @rs_recv_queue
  * @rs_notify_queue: RDMA notifications for recvmsg (rds_notifier)
@@ -228,6 +279,11 @@ static inline int rds_orphan_max_kb(struct rds_net *rn)
  * @rs_cong_monitor: RDS_CONG_MONITOR enabled
  * @rs_rx_traces: number of SO_RDS_MSG_RXPATH_LATENCY points wanted
  * @rs_rx_trace: which points
+ * @rs_dest_last: the destination of the last send attempt (it decides
+ *	POLLOUT), kept while empty; protected by @rs_lock
+ * @rs_dest_spare: a destination allocated ahead, for the next new one;
+ *	protected by @rs_lock
+ * @rs_dests_busy: destinations with bytes queued; protected by @rs_lock
  */
 struct rds_sock {
 	struct sock		rs_sk;
@@ -265,6 +321,9 @@ struct rds_sock {
 	bool			rs_cong_monitor;
 	u8			rs_rx_traces;
 	u8			rs_rx_trace[RDS_MSG_RX_DGRAM_TRACE_MAX];
+	struct rds_dest		*rs_dest_last;
+	struct rds_dest		*rs_dest_spare;
+	unsigned int		rs_dests_busy;
 };
 
 static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)
@@ -313,10 +372,36 @@ static inline size_t rds_msg_charge(unsigned int len)
 	return (size_t)len + RDS_MSG_OVERHEAD;
 }
 
-/* Upstream semantics: half of SO_SNDBUF / SO_RCVBUF is the budget. */
+/* Upstream semantics: half of SO_SNDBUF / SO_RCVBUF is the budget (the
+ * send budget of each destination).
+ */
 static inline size_t rds_sk_sndbuf(struct rds_sock *rs)
 {
 	return READ_ONCE(rs->rs_sk.sk_sndbuf) / 2;
+}
+
+/* The socket's send total: net.rds.sock_sndbuf_factor destination
+ * budgets (saturated where size_t is 32 bits).
+ */
+static inline size_t rds_sk_snd_total(struct rds_sock *rs)
+{
+	u64 total = (u64)rds_sk_sndbuf(rs) *
+		    rds_sock_sndbuf_factor(rds_net(rds_sock_net(rs)));
+
+	return min_t(u64, total, SIZE_MAX);
+}
+
+/* Take @bytes off @rs's send total; true if that reopened it, so that a
+ * waiting sender or poller may go on.
+ */
+static inline bool rds_snd_total_sub_locked(struct rds_sock *rs, size_t bytes)
+{
+	size_t cap = rds_sk_snd_total(rs);
+	bool was_full = rs->rs_snd_bytes >= cap;
+
+	lockdep_assert_held(&rs->rs_lock);
+	rs->rs_snd_bytes -= bytes;
+	return was_full && rs->rs_snd_bytes < cap;
 }
 
 static inline size_t rds_sk_rcvbuf(struct rds_sock *rs)
@@ -350,6 +435,7 @@ enum rds_obj {
 	RDS_OBJ_CONG_MAP,
 	RDS_OBJ_MR,
 	RDS_OBJ_ZCOPY,		/* MSG_ZEROCOPY completions, sent or queued */
+	RDS_OBJ_DEST,		/* a socket's destinations (send accounting) */
 	RDS_OBJ_MAX,
 };
 
@@ -580,6 +666,10 @@ void rds_send_release_conn(struct rds_sock *rs);
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport);
 int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm);
+bool rds_send_writable_locked(struct rds_sock *rs);
+void rds_send_release_dests(struct rds_sock *rs);
+int rds_send_net_init(struct rds_net *rn);
+void rds_send_net_exit(struct rds_net *rn);
 
 /* Above the knot. */
 

@@ -13,6 +13,19 @@
  * under the owning list's lock, decide who unlinks a message when paths
  * race.
  *
+ * Send budgets: each destination of a socket (peer address and link) has
+ * its own budget of half SO_SNDBUF, so that a dead or slow peer filling
+ * its budget does not stop the socket's sends to other peers. Bounding
+ * the socket as a whole: its total (messages and unread notifications)
+ * is capped at net.rds.sock_sndbuf_factor budgets, and at most
+ * net.rds.sock_max_peers destinations have bytes queued at once. A
+ * destination's state (struct rds_dest, in the namespace's dest_table)
+ * lives while it has bytes queued, and the last one sent to also while
+ * empty, so a socket that talks to one peer finds it without a lookup
+ * and makes no allocation per message. Locks: rds_core.h's order; the
+ * table's bucket locks nest inside rs_lock, and every change to a
+ * socket's destinations is made under its rs_lock.
+ *
  * Delivered means acked by the peer's RDS (or, where the transport has
  * no RDS-level acks, by the peer's TCP). Every other way a message leaves
  * its connection is counted by reason (send_drop_orphan,
@@ -28,6 +41,179 @@
 #include "rds_core.h"
 #include "rds_trace.h"
 
+static const struct rhashtable_params rds_dest_params = {
+	.key_len		= sizeof(struct rds_dest_key),
+	.key_offset		= offsetof(struct rds_dest, d_key),
+	.head_offset		= offsetof(struct rds_dest, d_node),
+	.automatic_shrinking	= true,
+};
+
+int rds_send_net_init(struct rds_net *rn)
+{
+	return rhashtable_init(&rn->dest_table, &rds_dest_params);
+}
+
+/* Every socket of the namespace is gone, and took its destinations. */
+void rds_send_net_exit(struct rds_net *rn)
+{
+	WARN_ON_ONCE(atomic_read(&rn->dest_table.nelems));
+	rhashtable_destroy(&rn->dest_table);
+}
+
+/* Forget @d: nothing is queued to it and it is not the last one. */
+static void rds_dest_free_locked(struct rds_sock *rs, struct rds_dest *d)
+{
+	lockdep_assert_held(&rs->rs_lock);
+	rhashtable_remove_fast(&rds_net(rds_sock_net(rs))->dest_table,
+			       &d->d_node, rds_dest_params);
+	kfree_rcu(d, d_rcu);
+	rds_obj_dec(RDS_OBJ_DEST);
+}
+
+/* @rs's state for the peer (@addr, @scope_id), which becomes its last
+ * destination. A new one is made from the socket's spare: NULL when
+ * there is none (the caller allocates one, rds_dest_prealloc(), and
+ * tries again) or, with *@err set, when the table refused it.
+ */
+static struct rds_dest *rds_dest_get_locked(struct rds_sock *rs,
+					    const struct in6_addr *addr,
+					    u32 scope_id, int *err)
+{
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_dest *d = rs->rs_dest_last;
+	struct rds_dest_key key;
+
+	lockdep_assert_held(&rs->rs_lock);
+	/* The hot path: the same peer as last time. */
+	if (d && d->d_key.scope_id == scope_id &&
+	    ipv6_addr_equal(&d->d_key.addr, addr))
+		return d;
+
+	memset(&key, 0, sizeof(key));
+	key.addr = *addr;
+	key.rs = rs;
+	key.scope_id = scope_id;
+	d = rhashtable_lookup_fast(&rn->dest_table, &key, rds_dest_params);
+	if (!d) {
+		d = rs->rs_dest_spare;
+		if (!d)
+			return NULL;
+		d->d_key = key;
+		d->d_bytes = 0;
+		*err = rhashtable_insert_fast(&rn->dest_table, &d->d_node,
+					      rds_dest_params);
+		if (*err)
+			return NULL;
+		rs->rs_dest_spare = NULL;
+	}
+	/* The previous last one stayed only for being last. */
+	if (rs->rs_dest_last && !rs->rs_dest_last->d_bytes)
+		rds_dest_free_locked(rs, rs->rs_dest_last);
+	rs->rs_dest_last = d;
+	return d;
+}
+
+/* Free a spare that was never in the table (NULL: nothing). */
+static void rds_dest_free_spare(struct rds_dest *d)
+{
+	if (!d)
+		return;
+	kfree(d);
+	rds_obj_dec(RDS_OBJ_DEST);
+}
+
+/* Give @rs a spare destination state, charged to the sender's memory
+ * cgroup, for rds_dest_get_locked() to use.
+ */
+static int rds_dest_prealloc(struct rds_sock *rs)
+{
+	struct rds_dest *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+
+	if (!d)
+		return -ENOMEM;
+	rds_obj_inc(RDS_OBJ_DEST);
+	spin_lock_bh(&rs->rs_lock);
+	if (!rs->rs_dest_spare) {
+		rs->rs_dest_spare = d;
+		d = NULL;
+	}
+	spin_unlock_bh(&rs->rs_lock);
+	rds_dest_free_spare(d);
+	return 0;
+}
+
+/**
+ * rds_send_release_dests - free a closing socket's destination states
+ * @rs: the socket, whose messages all left it (rds_send_drop_to())
+ */
+void rds_send_release_dests(struct rds_sock *rs)
+{
+	struct rds_dest *spare;
+
+	spin_lock_bh(&rs->rs_lock);
+	WARN_ON_ONCE(rs->rs_dests_busy);
+	if (rs->rs_dest_last)
+		rds_dest_free_locked(rs, rs->rs_dest_last);
+	rs->rs_dest_last = NULL;
+	spare = rs->rs_dest_spare;
+	rs->rs_dest_spare = NULL;
+	spin_unlock_bh(&rs->rs_lock);
+	rds_dest_free_spare(spare);
+}
+
+/**
+ * rds_send_writable_locked - would a send be admitted now (POLLOUT)?
+ * @rs: the socket, rs_lock held
+ *
+ * For the destination of the socket's last send attempt: a socket that
+ * sends to one peer sees POLLOUT exactly as with a single budget. A
+ * send to another destination may still meet that one's full budget
+ * (EAGAIN with POLLOUT set) or find it open while POLLOUT is clear.
+ */
+bool rds_send_writable_locked(struct rds_sock *rs)
+{
+	struct rds_dest *d = rs->rs_dest_last;
+
+	lockdep_assert_held(&rs->rs_lock);
+	if (rs->rs_snd_bytes >= rds_sk_snd_total(rs))
+		return false;
+	if (!d)
+		return true;
+	if (d->d_bytes)
+		return d->d_bytes < rds_sk_sndbuf(rs);
+	return rs->rs_dests_busy <
+	       rds_sock_max_peers(rds_net(rds_sock_net(rs)));
+}
+
+/* Give back @rm's charge to its destination and to the socket total
+ * (@rm leaves the socket's list). True if that reopened a budget a
+ * sender or poller may wait for: the destination's, the total, or the
+ * destination cap.
+ */
+static bool rds_send_uncharge_locked(struct rds_sock *rs,
+				     struct rds_message *rm)
+{
+	size_t charge = rds_msg_charge(rm->m_len);
+	size_t budget = rds_sk_sndbuf(rs);
+	struct rds_dest *d = rm->m_dest;
+	bool wake;
+
+	lockdep_assert_held(&rs->rs_lock);
+	wake = rds_snd_total_sub_locked(rs, charge);
+	rm->m_dest = NULL;
+	if (d->d_bytes >= budget && d->d_bytes - charge < budget)
+		wake = true;
+	d->d_bytes -= charge;
+	if (d->d_bytes)
+		return wake;
+	if (rs->rs_dests_busy-- >=
+	    rds_sock_max_peers(rds_net(rds_sock_net(rs))))
+		wake = true;
+	if (d != rs->rs_dest_last)
+		rds_dest_free_locked(rs, d);
+	return wake;
+}
+
 /* Take @rm off its socket's send list. Returns the socket, whose
  * reference the caller now owns, and sets @wake when the send budget
  * went from full to open (only then can a sender or poller be waiting).
@@ -38,19 +224,15 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 					     bool *wake, int status)
 {
 	struct rds_sock *rs;
-	size_t budget;
 
 	*wake = false;
 	spin_lock_bh(&rm->m_rs_lock);
 	rs = rm->m_rs;
 	if (rs) {
-		budget = rds_sk_sndbuf(rs);
 		spin_lock(&rs->rs_lock);
 		if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
 			list_del_init(&rm->m_sock_item);
-			*wake = rs->rs_snd_bytes >= budget;
-			rs->rs_snd_bytes -= rds_msg_charge(rm->m_len);
-			*wake &= rs->rs_snd_bytes < budget;
+			*wake = rds_send_uncharge_locked(rs, rm);
 			if (rm->m_rdma) {
 				rds_rdma_notify_locked(rs, rm, status);
 				*wake = true;
@@ -443,7 +625,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 			continue;
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &dropped);
-		rs->rs_snd_bytes -= rds_msg_charge(rm->m_len);
+		rds_send_uncharge_locked(rs, rm);
 		if (addr)
 			rds_rdma_notify_locked(rs, rm, RDS_RDMA_CANCELED);
 	}
@@ -473,24 +655,55 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 	rds_wake_sk(rs);
 }
 
-/* Put @rm on the socket's send list if the send budget allows (like
- * Linux's RDS, the budget admits a message while the bytes already queued
- * are below it), then on the connection's send queue with the next
- * sequence number; the message takes a reference to @conn.
- * Returns false if the budget is full; sets *@queued, or *@dead if @conn
- * is being killed (the caller looks its connection up again).
+/* One attempt to queue a message (rds_send_queue_rm()), and what it
+ * found.
+ */
+struct rds_send_try {
+	__be16		sport;
+	__be16		dport;
+	bool		queued;		/* it is on the socket and connection */
+	bool		dead;		/* the connection is being killed */
+	bool		need_dest;	/* a new destination: allocate first */
+	int		err;		/* the destination could not be added */
+	enum rds_stat	full;		/* the budget that refused it */
+};
+
+/* Put @rm on the socket's send list if its budgets allow, then on the
+ * connection's send queue with the next sequence number; the message
+ * takes a reference to @conn. Like Linux's RDS, a budget admits a
+ * message while the bytes already charged are below it: the
+ * destination's (half SO_SNDBUF), then the destination cap, then the
+ * socket total.
+ * Returns false if a budget is full (@t->full says which); true when
+ * the caller stops waiting: queued, or *@t says why not.
  */
 static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
-			      struct rds_message *rm, __be16 sport,
-			      __be16 dport, bool *queued, bool *dead)
+			      struct rds_message *rm, struct rds_send_try *t)
 {
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
 	size_t charge = rds_msg_charge(rm->m_len);
+	size_t budget = rds_sk_sndbuf(rs);
+	struct rds_dest *d;
 
-	if (*queued || *dead)
+	if (t->queued || t->dead || t->need_dest || t->err)
 		return true;
 
 	spin_lock_bh(&rs->rs_lock);
-	if (rs->rs_snd_bytes >= rds_sk_sndbuf(rs)) {
+	d = rds_dest_get_locked(rs, &rm->m_daddr, conn->c_dev_if, &t->err);
+	if (!d) {
+		t->need_dest = !t->err;
+		spin_unlock_bh(&rs->rs_lock);
+		return true;
+	}
+	if (d->d_bytes >= budget)
+		t->full = RDS_STAT_SEND_DEST_FULL;
+	else if (!d->d_bytes && rs->rs_dests_busy >= rds_sock_max_peers(rn))
+		t->full = RDS_STAT_SEND_DEST_CAP;
+	else if (rs->rs_snd_bytes >= rds_sk_snd_total(rs))
+		t->full = RDS_STAT_SEND_SOCK_FULL;
+	else
+		t->full = RDS_STAT_MAX;
+	if (t->full != RDS_STAT_MAX) {
 		spin_unlock_bh(&rs->rs_lock);
 		return false;
 	}
@@ -498,14 +711,19 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags)) {
 		spin_unlock(&conn->c_lock);
 		spin_unlock_bh(&rs->rs_lock);
-		*dead = true;
+		t->dead = true;
 		return true;
 	}
+	if (!d->d_bytes)
+		rs->rs_dests_busy++;
+	d->d_bytes += charge;
 	rs->rs_snd_bytes += charge;
-	/* A sender past half its budget needs acks soon to go on: ask the
-	 * peer for one (transports with RDS-level acks honour it).
+	rm->m_dest = d;
+	/* A sender past half its budget to this peer needs acks soon to
+	 * go on: ask the peer for one (transports with RDS-level acks
+	 * honour it).
 	 */
-	if (rs->rs_snd_bytes > rds_sk_sndbuf(rs) / 2)
+	if (d->d_bytes > budget / 2)
 		rm->m_hdr.h_flags |= RDS_FLAG_ACK_REQUIRED;
 	rds_conn_get(conn);
 	rds_message_get(rm);
@@ -515,8 +733,8 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	rm->m_rs = rs;
 	rds_zcopy_queued_locked(rs, rm);
 	rm->m_conn = conn;
-	rm->m_hdr.h_sport = sport;
-	rm->m_hdr.h_dport = dport;
+	rm->m_hdr.h_sport = t->sport;
+	rm->m_hdr.h_dport = t->dport;
 
 	rm->m_hdr.h_sequence = cpu_to_be64(conn->c_next_tx_seq++);
 	rds_message_get(rm);
@@ -526,7 +744,7 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	spin_unlock_bh(&rs->rs_lock);
 	rds_conn_touch(conn);
 
-	*queued = true;
+	t->queued = true;
 	return true;
 }
 
@@ -1040,10 +1258,10 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		     sock_flag(sk, SOCK_ZEROCOPY);
 	struct rds_connection *conn;
 	struct rds_message *rm;
+	struct rds_send_try t;
 	struct in6_addr daddr;
-	bool queued = false, dead = false;
 	unsigned int retried = 0;
-	__be16 sport, dport;
+	__be16 dport;
 	u32 scope_id, zcookie = 0;
 	long timeo;
 	int ret;
@@ -1133,26 +1351,42 @@ again:
 	if (ret)
 		goto out_conn;
 
-	sport = rs->rs_bound.port;
-	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued, &dead)) {
+	memset(&t, 0, sizeof(t));
+	t.sport = rs->rs_bound.port;
+	t.dport = dport;
+	for (;;) {
+		if (rds_send_queue_rm(rs, conn, rm, &t)) {
+			if (!t.need_dest)
+				break;
+			t.need_dest = false;
+			ret = rds_dest_prealloc(rs);
+			if (ret)
+				goto out_conn;
+			continue;
+		}
+		/* Any budget (Linux's counter), and which one. */
 		rds_stats_inc(rn, RDS_STAT_SEND_QUEUE_FULL);
+		rds_stats_inc(rn, t.full);
 		if (nonblock) {
 			ret = -EAGAIN;
 			goto out_conn;
 		}
+		/* Woken when this destination, the cap or the total opens. */
 		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 rds_send_queue_rm(rs, conn, rm, sport,
-									   dport, &queued, &dead),
+							 rds_send_queue_rm(rs, conn, rm, &t),
 							 timeo);
 		if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
 			continue;
 		ret = timeo ? timeo : -ETIMEDOUT;
 		goto out_conn;
 	}
-	if (dead) {
+	if (t.err) {
+		ret = t.err == -ENOMEM ? -ENOMEM : -ENOBUFS;
+		goto out_conn;
+	}
+	if (t.dead) {
 		/* Reaped under us (it was idle): use a fresh one. */
 		rds_conn_put(conn);
-		dead = false;
 		goto again;
 	}
 	rds_stats_inc(rn, RDS_STAT_SEND_QUEUED);

@@ -62,4 +62,7 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_DROP_CONG_LOCAL]		= "recv_drop_cong_local",
 	[RDS_STAT_CONN_PEER_OVER_CAP]		= "conn_peer_over_cap",
 	[RDS_STAT_RECV_DROP_RCVBUF]		= "recv_drop_rcvbuf",
+	[RDS_STAT_SEND_DEST_FULL]		= "send_dest_full",
+	[RDS_STAT_SEND_DEST_CAP]		= "send_dest_cap",
+	[RDS_STAT_SEND_SOCK_FULL]		= "send_sock_full",
 };

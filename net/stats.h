@@ -58,6 +58,10 @@ enum rds_stat {
 	RDS_STAT_RECV_DROP_CONG_LOCAL,	/* ours: a wire's map for a local address */
 	RDS_STAT_CONN_PEER_OVER_CAP,	/* ours: a peer's attempt at the peers' cap */
 	RDS_STAT_RECV_DROP_RCVBUF,	/* ours: receiver over its hard limit */
+	/* Ours: which send budget refused a message (send_queue_full too). */
+	RDS_STAT_SEND_DEST_FULL,	/* the destination's half SO_SNDBUF */
+	RDS_STAT_SEND_DEST_CAP,		/* net.rds.sock_max_peers */
+	RDS_STAT_SEND_SOCK_FULL,	/* the socket total */
 	RDS_STAT_MAX,
 };
 

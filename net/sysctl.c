@@ -14,6 +14,8 @@ static int rds_sysctl_max_conns = 1 << 20;
 static int rds_sysctl_min_idle_ms = 100;
 static int rds_sysctl_min_connect_ms = 100;
 static int rds_sysctl_zero;
+static int rds_sysctl_max_peers = 65536;
+static int rds_sysctl_max_factor = 1024;
 
 /* A shorter idle time takes effect now, not after the old period. */
 static int rds_sysctl_idle_ms(rds_ctl_table *table, int write,
@@ -101,6 +103,26 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &rds_sysctl_zero,
 	},
+	{
+		/* UEK's name: destinations a socket may have bytes queued
+		 * to at once.
+		 */
+		.procname	= "sock_max_peers",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+		.extra2		= &rds_sysctl_max_peers,
+	},
+	{
+		/* Ours: a socket's send total, in destination budgets. */
+		.procname	= "sock_sndbuf_factor",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+		.extra2		= &rds_sysctl_max_factor,
+	},
 	{ }	/* the end, for kernels that look for it (compat.h) */
 };
 
@@ -120,6 +142,9 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	/* Longer than a server takes to reboot. */
 	rn->orphan_max_ms = 15 * 60 * MSEC_PER_SEC;
 	rn->orphan_max_kb = 64 << 10;
+	/* UEK's default; ours: what a socket queues in all is bounded. */
+	rn->sock_max_peers = 8192;
+	rn->sock_sndbuf_factor = 8;
 
 	table = kmemdup(rds_sysctl_template, sizeof(rds_sysctl_template),
 			GFP_KERNEL);
@@ -134,6 +159,8 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	table[6].data = &rn->connect_timeout_ms;
 	table[7].data = &rn->orphan_max_ms;
 	table[8].data = &rn->orphan_max_kb;
+	table[9].data = &rn->sock_max_peers;
+	table[10].data = &rn->sock_sndbuf_factor;
 
 	rn->sysctl_hdr = rds_register_net_sysctl(rn->net, "net/rds", table,
 						 ARRAY_SIZE(rds_sysctl_template) - 1);

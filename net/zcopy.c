@@ -145,7 +145,7 @@ void rds_zcopy_notify(struct rds_znotifier *zn)
 		rds_zcopy_free(zn);
 	} else {
 		list_add_tail(&zn->z_list, &rs->rs_zcookie_queue);
-		/* Unread completions fill the send budget: bounded. */
+		/* Unread completions fill the send total: bounded. */
 		rs->rs_snd_bytes += RDS_NOTIFY_CHARGE;
 		spin_unlock_bh(&rs->rs_lock);
 		rds_wake_sk(rs);
@@ -159,7 +159,6 @@ void rds_zcopy_notify(struct rds_znotifier *zn)
 static unsigned int rds_zcopy_take(struct rds_sock *rs, struct list_head *list,
 				   unsigned int max)
 {
-	size_t budget = rds_sk_sndbuf(rs);
 	struct rds_znotifier *zn, *tmp;
 	unsigned int n = 0;
 	bool wake;
@@ -171,9 +170,7 @@ static unsigned int rds_zcopy_take(struct rds_sock *rs, struct list_head *list,
 		list_move_tail(&zn->z_list, list);
 		n++;
 	}
-	wake = rs->rs_snd_bytes >= budget;
-	rs->rs_snd_bytes -= (size_t)n * RDS_NOTIFY_CHARGE;
-	wake &= rs->rs_snd_bytes < budget;
+	wake = rds_snd_total_sub_locked(rs, (size_t)n * RDS_NOTIFY_CHARGE);
 	spin_unlock_bh(&rs->rs_lock);
 	if (wake)
 		rds_wake_sk(rs);

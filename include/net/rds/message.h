@@ -16,6 +16,7 @@
 #include <net/rds/wire.h>
 
 struct rds_connection;
+struct rds_dest;
 struct rds_rdma_op;
 struct rds_sock;
 struct rds_znotifier;
@@ -92,6 +93,8 @@ enum {
  * @m_rdma_mapped: @m_rdma_cookie was registered for this message
  * @m_znotifier: the MSG_ZEROCOPY completion posted to the sender when the
  *	message is freed, or NULL (core only)
+ * @m_dest: the destination of @m_rs charged for it while RDS_MSG_ON_SOCK
+ *	(core only; protected by the socket's lock)
  * @m_nents: number of @m_sg entries
  * @m_sg: the payload: one entry pointing into this allocation for small
  *	messages, else one page per entry (RDS_FRAG_SIZE each but the last);
@@ -115,6 +118,7 @@ struct rds_message {
 	u64			m_rdma_cookie;
 	bool			m_rdma_mapped;
 	struct rds_znotifier	*m_znotifier;
+	struct rds_dest		*m_dest;
 	unsigned int		m_nents;
 	struct scatterlist	m_sg[];
 };
