@@ -87,8 +87,9 @@ for p in "${progs[@]}"; do
 		emit "not ok $n - $name: exited with status $rc"
 	fi
 	# Our core counts its live objects: after a program exits, every
-	# socket, message, incoming, memory region and zero-copy completion must be gone (connections and
-	# congestion maps live on by design until unload).
+	# socket, message, incoming, memory region, zero-copy completion and
+	# socket destination state must be gone (connections and congestion
+	# maps live on by design until unload).
 	objs=/sys/kernel/debug/rds/objects
 	if [ -r "$objs" ]; then
 		n=$((n + 1))
@@ -96,7 +97,7 @@ for p in "${progs[@]}"; do
 		for i in $(seq 20); do
 			left=$(awk '($1 == "sockets" || $1 == "messages" ||
 				     $1 == "incoming" || $1 == "mrs" ||
-				     $1 == "zcopy") &&
+				     $1 == "zcopy" || $1 == "send_dests") &&
 				    $2 != 0' "$objs")
 			[ -z "$left" ] && break
 			sleep 0.1

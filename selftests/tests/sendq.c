@@ -11,7 +11,16 @@
  * and sends pile up deterministically.  This exercises core behaviour
  * (send buffer accounting, EAGAIN, POLLOUT, RDS_CANCEL_SENT_TO,
  * RDS_INFO_SEND_MESSAGES, drop on close) with upstream semantics.  A
- * peer with no route at all: last test.
+ * peer with no route at all: the test after.
+ *
+ * Then per-destination send accounting (ours; Linux shares one budget
+ * between all destinations): more dead peers, 10.55.0.3 to .6, and a
+ * live one, the namespace's own 10.55.0.1 (loopback acks at once).  Each
+ * destination has its own half SO_SNDBUF; net.rds.sock_max_peers caps
+ * the destinations with bytes queued, net.rds.sock_sndbuf_factor the
+ * socket's total.  Each such test FAILS on main at f2a35c5, where the
+ * dead peer's full budget refuses every live send (and the sysctls,
+ * counters and object count do not exist).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -20,6 +29,7 @@
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
 #include "../lib/rds_netns.h"
+#include "../lib/rds_harden.h"
 
 #define MSZ	4096
 #define SNDBUF	16384		/* SO_SNDBUF: RDS allows this many bytes */
@@ -34,8 +44,9 @@ static void dead_peer_netns(void)
 	rds_new_netns(NULL);
 	rc = system("ip link add rdsq0 type veth peer name rdsq1 && "
 		    "ip addr add 10.55.0.1/24 dev rdsq0 && "
-		    "ip neigh replace " PEER " lladdr 02:00:00:00:55:02 "
-		    "dev rdsq0 nud permanent && "
+		    "for i in 2 3 4 5 6; do ip neigh replace 10.55.0.$i "
+		    "lladdr 02:00:00:00:55:0$i dev rdsq0 nud permanent || "
+		    "exit 1; done && "
 		    "ip link set rdsq1 up && ip link set rdsq0 up");
 	if (rc)
 		RDS_FAIL("setting up the veth pair with ip(8): status %d", rc);
@@ -257,6 +268,195 @@ RDS_TEST(no_route_to_peer)
 		RDS_EXPECT(pollout(fd));
 	}
 	close(fd);
+}
+
+/* ---- per-destination send accounting --------------------------------- */
+
+#define LIVE	"10.55.0.1"	/* our own address: loopback, acked at once */
+#define LPORT	4100
+#define CHARGE	(MSZ + 256)	/* a 4 KiB message's charge */
+
+static int write_sysctl(const char *name, int v)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		RDS_FAIL("%s: %s", path, strerror(errno));
+	if (fprintf(f, "%d\n", v) < 0)
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		RDS_FAIL("writing %d to %s: %s", v, path, strerror(-ret));
+	return ret;
+}
+
+static struct rds_addr dead(int i)
+{
+	char a[16];
+
+	snprintf(a, sizeof(a), "10.55.0.%d", i);
+	return rds_addr4(a, PPORT);
+}
+
+/* A reader of the live destination (10.55.0.1:LPORT). */
+static int live_reader(struct rds_addr *ra)
+{
+	int r = rds_bound(LIVE, LPORT, ra);
+
+	rds_set_int(r, SOL_SOCKET, SO_RCVBUFFORCE, 4 << 20);
+	return r;
+}
+
+/* One message to the live destination, received: 1 if it was accepted. */
+static int live_send(int fd, int r, const struct rds_addr *ra)
+{
+	static char buf[MSZ], in[MSZ];
+
+	if (sendto(fd, buf, MSZ, MSG_DONTWAIT, &ra->sa, ra->len) != MSZ)
+		return 0;
+	if (rds_recv(r, in, sizeof(in), 0, NULL, NULL, 5000) != MSZ)
+		RDS_FAIL("a live message was accepted but not received");
+	return 1;
+}
+
+/*
+ * The issue's reproducer: a socket fills a dead peer's budget, then 100
+ * sends to a live peer must all be accepted (main: 0 of 100, EAGAIN).
+ * The dead peer still refuses: EAGAIN nonblocking, ETIMEDOUT after
+ * SO_SNDTIMEO blocking, counted in send_dest_full.  POLLOUT follows the
+ * last destination tried.
+ */
+RDS_TEST(dead_peer_does_not_stall_live_peer)
+{
+	struct rds_addr me, ra, to = dead(2);
+	struct timeval tv = { 0, 300000 };
+	uint64_t full0, dfull0;
+	long long t0, ms;
+	int fd, r, i, ok = 0;
+
+	RDS_SKIP_IF_INTREE("one send budget per socket in Linux's RDS");
+	dead_peer_netns();
+	fd = stuck_sender(&me);
+	r = live_reader(&ra);
+	RDS_EXPECT(fill(fd, &to, MSZ) == SNDBUF / MSZ);
+	RDS_EXPECT(!pollout(fd));
+	for (i = 0; i < 100; i++)
+		ok += live_send(fd, r, &ra);
+	printf("# live peer: %d of 100 accepted after the dead one filled\n",
+	       ok);
+	RDS_EXPECT(ok == 100);
+	/* Last tried: the live one, open. */
+	RDS_EXPECT(pollout(fd));
+	full0 = rds_counter("send_queue_full");
+	dfull0 = rds_counter("send_dest_full");
+	RDS_EXPECT_ERRNO(sendto(fd, "x", 1, MSG_DONTWAIT, &to.sa, to.len),
+			 EAGAIN);
+	RDS_EXPECT(rds_counter("send_queue_full") == full0 + 1);
+	RDS_EXPECT(rds_counter("send_dest_full") == dfull0 + 1);
+	RDS_EXPECT(rds_counter("send_sock_full") == 0);
+	RDS_EXPECT(!pollout(fd));
+	/* Blocking: waits for that peer only, up to SO_SNDTIMEO. */
+	RDS_EXPECT_OK(setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				 sizeof(tv)));
+	t0 = rds_now_ms();
+	RDS_EXPECT_ERRNO(sendto(fd, "x", 1, 0, &to.sa, to.len), ETIMEDOUT);
+	ms = rds_now_ms() - t0;
+	printf("# blocking send to the dead peer: ETIMEDOUT after %lld ms\n",
+	       ms);
+	RDS_EXPECT(ms >= 250 && ms < 5000);
+	/* ... and a blocking send to the live one goes at once. */
+	RDS_EXPECT(live_send(fd, r, &ra));
+	RDS_EXPECT(queued(fd, &me, PPORT, MSZ) == SNDBUF / MSZ);
+	close(fd);
+	close(r);
+}
+
+/*
+ * net.rds.sock_max_peers 3: three dead peers take a message each; a
+ * fourth destination, dead or live, gets EAGAIN (send_dest_cap) and no
+ * POLLOUT; canceling one peer's messages lets the fourth in.  The
+ * destination states: one per peer with bytes queued, plus at most the
+ * last one tried and one spare; none after close.
+ */
+RDS_TEST(dest_cap_sock_max_peers)
+{
+	struct rds_addr me, ra, d2 = dead(2), d5 = dead(5);
+	long base = rds_obj("send_dests"), n;
+	uint64_t cap0;
+	int fd, r, i;
+
+	RDS_SKIP_IF_INTREE("no net.rds.sock_max_peers in Linux's RDS");
+	dead_peer_netns();
+	write_sysctl("sock_max_peers", 3);
+	fd = stuck_sender(&me);
+	r = live_reader(&ra);
+	for (i = 2; i <= 4; i++) {
+		struct rds_addr d = dead(i);
+
+		RDS_EXPECT(sendto(fd, "m", 1, MSG_DONTWAIT, &d.sa, d.len) == 1);
+	}
+	cap0 = rds_counter("send_dest_cap");
+	RDS_EXPECT_ERRNO(sendto(fd, "m", 1, MSG_DONTWAIT, &d5.sa, d5.len),
+			 EAGAIN);
+	RDS_EXPECT(!pollout(fd));
+	RDS_EXPECT(!live_send(fd, r, &ra));
+	RDS_EXPECT(errno == EAGAIN);
+	RDS_EXPECT(rds_counter("send_dest_cap") == cap0 + 2);
+	n = rds_obj("send_dests") - base;
+	printf("# 3 destinations busy: %ld destination states\n", n);
+	RDS_EXPECT(n >= 3 && n <= 5);
+	/* One peer's messages canceled: a place for another. */
+	RDS_EXPECT_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &d2.in,
+				 sizeof(d2.in)));
+	RDS_EXPECT(sendto(fd, "m", 1, MSG_DONTWAIT, &d5.sa, d5.len) == 1);
+	RDS_EXPECT_ERRNO(sendto(fd, "m", 1, MSG_DONTWAIT, &d2.sa, d2.len),
+			 EAGAIN);
+	close(fd);
+	close(r);
+	for (i = 0; i < 100 && rds_obj("send_dests") != base; i++)
+		rds_sleep_ms(20);
+	RDS_EXPECT(rds_obj("send_dests") == base);
+}
+
+/*
+ * net.rds.sock_sndbuf_factor 2: the total is two budgets (32768 with
+ * SO_SNDBUF 16384).  Two dead peers fill their own budgets (4 messages,
+ * 17408 bytes each: admitted while below); the total (34816) is then
+ * over its cap, so a third dead peer and the live one get EAGAIN
+ * (send_sock_full) and no POLLOUT.  Canceling one dead peer reopens it.
+ */
+RDS_TEST(sock_total_cap_sndbuf_factor)
+{
+	struct rds_addr me, ra, d2 = dead(2), d3 = dead(3), d4 = dead(4);
+	uint64_t sock0;
+	int fd, r;
+
+	RDS_SKIP_IF_INTREE("no net.rds.sock_sndbuf_factor in Linux's RDS");
+	dead_peer_netns();
+	write_sysctl("sock_sndbuf_factor", 2);
+	fd = stuck_sender(&me);
+	r = live_reader(&ra);
+	RDS_EXPECT(fill(fd, &d2, MSZ) == 4);
+	RDS_EXPECT(fill(fd, &d3, MSZ) == 4);
+	sock0 = rds_counter("send_sock_full");
+	RDS_EXPECT_ERRNO(sendto(fd, "m", 1, MSG_DONTWAIT, &d4.sa, d4.len),
+			 EAGAIN);
+	RDS_EXPECT(!pollout(fd));
+	RDS_EXPECT(!live_send(fd, r, &ra));
+	RDS_EXPECT(errno == EAGAIN);
+	RDS_EXPECT(rds_counter("send_sock_full") == sock0 + 2);
+	RDS_EXPECT_OK(setsockopt(fd, SOL_RDS, RDS_CANCEL_SENT_TO, &d2.in,
+				 sizeof(d2.in)));
+	RDS_EXPECT(pollout(fd));
+	RDS_EXPECT(live_send(fd, r, &ra));
+	RDS_EXPECT(sendto(fd, "m", 1, MSG_DONTWAIT, &d4.sa, d4.len) == 1);
+	close(fd);
+	close(r);
 }
 
 RDS_TEST_MAIN()
