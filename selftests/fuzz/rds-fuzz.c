@@ -137,14 +137,14 @@ enum op_id {
 	OP_SOCKET, OP_BIND, OP_CONNECT, OP_SENDMSG, OP_RECVMSG, OP_POLL,
 	OP_CLOSE, OP_SETSOCKOPT, OP_GETSOCKOPT, OP_INFO, OP_GET_MR, OP_FREE_MR,
 	OP_IOCTL, OP_NAME, OP_DUP, OP_FORK, OP_NETNS, OP_CHURN, OP_MMSG,
-	OP_MISC, OP_RDMA, OP_ZCOPY, OP_COUNT
+	OP_MISC, OP_RDMA, OP_ZCOPY, OP_SPRAY, OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
 	"socket", "bind", "connect", "sendmsg", "recvmsg", "poll", "close",
 	"setsockopt", "getsockopt", "rds_info", "get_mr", "free_mr", "ioctl",
 	"getname", "dup", "fork", "netns", "churn", "mmsg", "misc", "rdma",
-	"zcopy",
+	"zcopy", "spray",
 };
 
 /* Count one syscall and its outcome for operation @op; returns @ret. */
@@ -776,6 +776,87 @@ static void op_rdma(struct fz *f)
 static void op_churn(struct fz *f);
 
 /*
+ * Per-destination send accounting: one pool socket sends a burst to
+ * two to five destinations at once (local addresses and ports, which
+ * loopback acks at once; 10.99.4.2, a real RDS/TCP peer whose
+ * connections fuzz-guest.sh drops every few seconds, so its messages
+ * wait; unreachable ones), interleaved with RDS_CANCEL_SENT_TO for one
+ * of them and poll(POLLOUT), sometimes with a small SO_SNDBUF so the
+ * budgets fill, and blocking sends bounded by a short SO_SNDTIMEO. In a
+ * namespace of its own the destination cap and the total are small too
+ * (netns_short_limits()).
+ */
+static void op_spray(struct fz *f)
+{
+	static const char *const dests[] = {
+		"127.0.0.1", "127.0.0.2", "127.0.0.3", "10.99.0.1",
+		"10.99.4.2", "10.99.4.2", "192.0.2.1", "::1",
+	};
+	struct sockaddr_storage to[5];
+	socklen_t len[5];
+	int fd = pool_get(f), n = 2 + (int)below(f, 4), i, k;
+	struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+	if (chance(f, 40)) {
+		int v = PICK(f, ((const int[]){ 1, 4608, 16384, 65536 }));
+
+		done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_SOCKET, SO_SNDBUF,
+						  &v, sizeof(v)));
+	}
+	for (i = 0; i < n; i++) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&to[i];
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&to[i];
+		const char *a = PICK(f, dests);
+		uint16_t port = HOT_PORT + below(f, HOT_PORTS);
+
+		memset(&to[i], 0, sizeof(to[i]));
+		if (strchr(a, ':')) {
+			in6->sin6_family = AF_INET6;
+			in6->sin6_port = htons(port);
+			inet_pton(AF_INET6, a, &in6->sin6_addr);
+			len[i] = sizeof(*in6);
+		} else {
+			in->sin_family = AF_INET;
+			in->sin_port = htons(port);
+			inet_pton(AF_INET, a, &in->sin_addr);
+			len[i] = sizeof(*in);
+		}
+		note(f, "spray to %s port %u", a, port);
+	}
+	for (k = 4 + (int)below(f, 28); k > 0; k--) {
+		i = (int)below(f, n);
+		switch (below(f, 12)) {
+		case 0:
+			done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_RDS,
+							  RDS_CANCEL_SENT_TO,
+							  &to[i], len[i]));
+			break;
+		case 1:
+			done(f, OP_POLL, poll(&pf, 1, 0));
+			break;
+		case 2: {	/* blocking, for at most 20 ms */
+			struct timeval tv = { 0, 1000 + 1000 * below(f, 20) };
+
+			done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_SOCKET,
+							  SO_SNDTIMEO, &tv,
+							  sizeof(tv)));
+			done(f, OP_SPRAY, sendto(fd, scratch, small_len(f), 0,
+						 (struct sockaddr *)&to[i],
+						 len[i]));
+			break;
+		}
+		default:
+			done(f, OP_SPRAY, sendto(fd, scratch,
+						 chance(f, 80) ? small_len(f) :
+						 PG, MSG_DONTWAIT,
+						 (struct sockaddr *)&to[i],
+						 len[i]));
+			break;
+		}
+	}
+}
+
+/*
  * MSG_ZEROCOPY that gets through the checks: a TCP-transport socket with
  * SO_ZEROCOPY (made here, or any pool socket), a cookie, data from the
  * scratch area or the churn area (unmapped and remapped under the sends:
@@ -1260,23 +1341,27 @@ static void netns_lo_up(struct fz *f)
 
 /* The namespace is ours: make closed sockets' messages and connection
  * attempts give up soon or at once (net.rds.orphan_max_*,
- * connect_timeout_ms), so closing races the orphan paths.
+ * connect_timeout_ms), so closing races the orphan paths; and make a
+ * socket's destination cap and send total small (net.rds.sock_*), so
+ * op_spray's sends meet them.
  */
 static void netns_short_limits(struct fz *f)
 {
 	static const char *const names[] = {
 		"orphan_max_kb", "orphan_max_ms", "connect_timeout_ms",
+		"sock_max_peers", "sock_sndbuf_factor",
 	};
+	static const int lo[] = { 0, 0, 100, 1, 1 };
+	static const int span[] = { 64, 2000, 900, 8, 3 };
 	char path[64], val[16];
 	int fd, i, n;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		if (!chance(f, 50))
 			continue;
 		snprintf(path, sizeof(path), "/proc/sys/net/rds/%s", names[i]);
 		n = snprintf(val, sizeof(val), "%d\n",
-			     i == 2 ? 100 + (int)below(f, 900) :
-				      (int)below(f, i ? 2000 : 64));
+			     lo[i] + (int)below(f, span[i]));
 		fd = open(path, O_WRONLY);
 		if (fd < 0)
 			continue;
@@ -1332,7 +1417,7 @@ static const struct op ops[] = {
 	{ op_getsockopt, 4 }, { op_info, 3 }, { op_get_mr, 6 },
 	{ op_free_mr, 5 }, { op_ioctl, 3 }, { op_name, 2 }, { op_dup, 1 },
 	{ op_misc, 1 }, { op_churn, 1 }, { op_fork, 1 }, { op_netns, 1 },
-	{ op_zcopy, 6 },
+	{ op_zcopy, 6 }, { op_spray, 4 },
 };
 
 static void run_one(struct fz *f)

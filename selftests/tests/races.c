@@ -1096,6 +1096,167 @@ RDS_TEST(netns_teardown_vs_traffic)
 	rds_objs_settle(&base, 10000);
 }
 
+/* ---- per-destination send accounting under concurrency -------------- */
+
+/*
+ * One socket, many destinations: two senders to random destinations
+ * (eight dead peers, 10.56.0.2 to .9, whose link drops every frame, and
+ * the live 10.56.0.1, our own), a thread canceling random dead peers
+ * (RDS_CANCEL_SENT_TO), a poller, a reader of the live peer; the
+ * destination cap (4) and the total (2 budgets) small so that every
+ * refusal path runs; then close with messages queued to dead peers.
+ * Every send succeeds or gets EAGAIN; each live message arrives once;
+ * the destination states and messages all go with the sockets.
+ */
+struct md {
+	int s, r;
+	struct rds_addr live, dead[8];
+	atomic_int stop;
+	atomic_long sent_live, got_live, eagain;
+};
+
+static void *md_thread(void *p)
+{
+	struct md *m = ((struct rds_thr_arg *)p)->arg;
+	int idx = ((struct rds_thr_arg *)p)->idx;
+	unsigned int seed = idx * 7919 + 1;
+	char buf[2048] = { 0 };
+	int i, k;
+
+	for (i = 0; i < iters(400) && !m->stop; i++) {
+		k = rand_r(&seed) % 10;
+		switch (idx) {
+		case 0:
+		case 1:		/* senders */
+			if (k >= 8) {
+				if (sendto(m->s, buf, 512, MSG_DONTWAIT,
+					   &m->live.sa, m->live.len) == 512)
+					m->sent_live++;
+				else
+					allowed("sendto live", errno,
+						(int[]){ EAGAIN, 0 });
+				break;
+			}
+			if (sendto(m->s, buf, 1 + k * 200, MSG_DONTWAIT,
+				   &m->dead[k].sa, m->dead[k].len) < 0) {
+				allowed("sendto dead", errno,
+					(int[]){ EAGAIN, 0 });
+				m->eagain++;
+			}
+			break;
+		case 2:		/* canceler */
+			RDS_EXPECT_OK(setsockopt(m->s, SOL_RDS,
+						 RDS_CANCEL_SENT_TO,
+						 &m->dead[k % 8].in,
+						 sizeof(m->dead[k % 8].in)));
+			usleep(200);
+			break;
+		default: {	/* poller */
+			struct pollfd pf = { .fd = m->s, .events = POLLOUT };
+
+			RDS_EXPECT(poll(&pf, 1, 1) >= 0);
+			break;
+		}
+		}
+	}
+	return NULL;
+}
+
+static void *md_reader(void *p)
+{
+	struct md *m = p;
+	char buf[2048];
+
+	for (;;) {
+		int stopping = m->stop;
+
+		if (!rds_wait_readable(m->r, stopping ? 300 : 20)) {
+			if (stopping)
+				return NULL;
+			continue;
+		}
+		if (recv(m->r, buf, sizeof(buf), MSG_DONTWAIT) == 512)
+			m->got_live++;
+	}
+}
+
+RDS_TEST(many_destinations_send_cancel_close)
+{
+	struct rds_objs base;
+	long dests0, eagain = 0;
+	int round, i, rc;
+	pthread_t t;
+	struct md m;
+	FILE *f;
+
+	RDS_SKIP_IF_INTREE("no per-destination send accounting upstream");
+	rds_new_netns(NULL);
+	rc = system("ip link add rdsm0 type veth peer name rdsm1 && "
+		    "ip addr add 10.56.0.1/24 dev rdsm0 && "
+		    "for i in 2 3 4 5 6 7 8 9; do ip neigh replace 10.56.0.$i "
+		    "lladdr 02:00:00:00:56:0$i dev rdsm0 nud permanent || "
+		    "exit 1; done && "
+		    "ip link set rdsm1 up && ip link set rdsm0 up");
+	if (rc)
+		RDS_FAIL("setting up the veth pair with ip(8): status %d", rc);
+	f = fopen("/proc/sys/net/rds/sock_max_peers", "w");
+	if (!f || fprintf(f, "4\n") < 0 || fclose(f))
+		RDS_FAIL("net.rds.sock_max_peers: %s", strerror(errno));
+	f = fopen("/proc/sys/net/rds/sock_sndbuf_factor", "w");
+	if (!f || fprintf(f, "2\n") < 0 || fclose(f))
+		RDS_FAIL("net.rds.sock_sndbuf_factor: %s", strerror(errno));
+	/* Closed sockets' messages go with them (no orphans kept). */
+	f = fopen("/proc/sys/net/rds/orphan_max_kb", "w");
+	if (!f || fprintf(f, "0\n") < 0 || fclose(f))
+		RDS_FAIL("net.rds.orphan_max_kb: %s", strerror(errno));
+	base = rds_objs_now();
+	dests0 = rds_obj("send_dests");
+	for (round = 0; round < iters(6); round++) {
+		memset(&m, 0, sizeof(m));
+		for (i = 0; i < 8; i++) {
+			char ip[16];
+
+			snprintf(ip, sizeof(ip), "10.56.0.%d", i + 2);
+			m.dead[i] = rds_addr4(ip, 4000 + i);
+		}
+		m.r = rds_bound("10.56.0.1", 0, &m.live);
+		rds_set_int(m.r, SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20);
+		m.s = rds_socket();
+		rds_set_int(m.s, SOL_RDS, SO_RDS_TRANSPORT, RDS_TRANS_TCP);
+		rds_set_int(m.s, SOL_SOCKET, SO_SNDBUF, 8192);
+		{
+			struct rds_addr a = rds_addr4("10.56.0.1", 0);
+
+			RDS_EXPECT_OK(bind(m.s, &a.sa, a.len));
+		}
+		t = go(md_reader, &m);
+		rds_run_threads(4, md_thread, &m);
+		m.stop = 1;
+		pthread_join(t, NULL);
+		if (m.got_live != m.sent_live)
+			RDS_FAIL("round %d: %ld live messages sent, %ld "
+				 "received", round, (long)m.sent_live,
+				 (long)m.got_live);
+		eagain += m.eagain;
+		close(m.s);	/* messages to dead peers still queued */
+		close(m.r);
+	}
+	printf("# %d rounds, %ld refusals to dead peers\n", round, eagain);
+	RDS_EXPECT(eagain > 0);
+	/* Sockets and their destination states go at close; messages are
+	 * checked when the namespace has gone with this test (run.sh):
+	 * the connections' own multipath probes to the dead peers wait for
+	 * their attempts to fail.
+	 */
+	if (dests0 >= 0) {
+		for (i = 0; i < 250 && (rds_obj("send_dests") != dests0 ||
+					rds_obj("sockets") > base.sockets); i++)
+			rds_sleep_ms(20);
+		RDS_EXPECT(rds_obj("send_dests") == dests0);
+		RDS_EXPECT(rds_obj("sockets") <= base.sockets);
+	}
+}
+
 /*
  * A namespace that dies with many connections must not stall connection
  * setup elsewhere: a child namespace opens up to 1500 connections (to
