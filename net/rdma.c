@@ -13,7 +13,9 @@
  * The pages are unpinned when the last reference goes.
  *
  * Locks: rds_mr->r_lock (a mutex) and the table's xa_lock are never held
- * together; rs_lock (notifications) is never held with either.
+ * together; rs_lock (notifications) is never held with either. A
+ * message's m_rs_lock is taken outside its socket's rs_lock, and alone
+ * when a failed key is counted against the socket.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -404,6 +406,46 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
 	}
 }
 
+/* Failed key lookups a socket's operations may make per window before
+ * its RDMA is refused at sendmsg() until the window ends: a peer that
+ * guesses keys over loopback cannot guess fast (rdma.rst).
+ */
+#define RDS_KEY_FAILS_MAX	64
+#define RDS_KEY_WINDOW		HZ
+
+/* Is @rs refused RDMA for guessing? Counted when it is. */
+static bool rds_rdma_key_throttled(struct rds_sock *rs)
+{
+	if (atomic_read(&rs->rs_key_fails) < RDS_KEY_FAILS_MAX ||
+	    time_after(jiffies, READ_ONCE(rs->rs_key_window) + RDS_KEY_WINDOW))
+		return false;
+	rds_stats_inc(rds_net(rds_sock_net(rs)), RDS_STAT_RDMA_KEY_THROTTLED);
+	return true;
+}
+
+/* An operation of @rm named a key that is not there: count it against
+ * its socket. Racing updates may lose a count or restart a window
+ * twice: the bound is approximate, never unbounded.
+ */
+static void rds_rdma_key_failed(struct rds_connection *conn,
+				struct rds_message *rm)
+{
+	struct rds_sock *rs;
+
+	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RDMA_KEY_REFUSED);
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (rs) {
+		if (time_after(jiffies, READ_ONCE(rs->rs_key_window) +
+					RDS_KEY_WINDOW)) {
+			WRITE_ONCE(rs->rs_key_window, jiffies);
+			atomic_set(&rs->rs_key_fails, 0);
+		}
+		atomic_inc(&rs->rs_key_fails);
+	}
+	spin_unlock_bh(&rm->m_rs_lock);
+}
+
 /**
  * rds_mr_access_begin - find and lock the region an operation targets
  * @conn: a connection whose peer address is local (loopback)
@@ -417,7 +459,8 @@ void rds_rdma_drop_mrs(struct rds_sock *rs)
  * Context: process context, may sleep.
  * Return: true if @acc->mr is alive: its pages may be accessed until
  * rds_mr_access_end(). False for a stale, freed, used or foreign key, or
- * no socket at the destination: touch nothing.
+ * no socket at the destination: touch nothing. Such a failure counts
+ * against the sending socket (rds_rdma_key_failed()).
  */
 bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 			 struct rds_mr_access *acc)
@@ -429,8 +472,10 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 	acc->mr = NULL;
 	acc->rs = rds_find_bound(rn, &conn->c_faddr, rm->m_hdr.h_dport,
 				 conn->c_dev_if);
-	if (!acc->rs || !key)
+	if (!acc->rs || !key) {
+		rds_rdma_key_failed(conn, rm);
 		return false;
+	}
 	xa_lock_bh(&acc->rs->rs_mrs);
 	mr = xa_load(&acc->rs->rs_mrs, key);
 	if (mr && mr->r_use_once && mr->r_claimed)
@@ -444,8 +489,10 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 		refcount_inc(&mr->r_refcount);
 	}
 	xa_unlock_bh(&acc->rs->rs_mrs);
-	if (!mr)
+	if (!mr) {
+		rds_rdma_key_failed(conn, rm);
 		return false;
+	}
 	acc->mr = mr;
 	mutex_lock(&mr->r_lock);
 	return !mr->r_dead;
@@ -582,6 +629,8 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
 	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
+	if (rds_rdma_key_throttled(rs))
+		return -EKEYREJECTED;
 	if (!args.nr_local)
 		return -EINVAL;
 	if (args.nr_local > UIO_MAXIOV)
@@ -697,6 +746,8 @@ static int rds_rdma_parse_atomic(struct rds_sock *rs, struct rds_message *rm,
 	memcpy(&args, CMSG_DATA(cmsg), sizeof(args));
 	if (!rds_sock_bound(rs))
 		return -ENOTCONN;
+	if (rds_rdma_key_throttled(rs))
+		return -EKEYREJECTED;
 	/* Linux's errno for an unaligned local word. */
 	if (args.local_addr & 7)
 		return -EFAULT;

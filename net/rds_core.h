@@ -284,6 +284,9 @@ struct rds_dest {
  * @rs_dest_spare: a destination allocated ahead, for the next new one;
  *	protected by @rs_lock
  * @rs_dests_busy: destinations with bytes queued; protected by @rs_lock
+ * @rs_key_fails: RDMA key lookups of this socket's operations that
+ *	failed in the window starting at @rs_key_window (loopback: rdma.c)
+ * @rs_key_window: jiffies when that window started
  */
 struct rds_sock {
 	struct sock		rs_sk;
@@ -324,6 +327,8 @@ struct rds_sock {
 	struct rds_dest		*rs_dest_last;
 	struct rds_dest		*rs_dest_spare;
 	unsigned int		rs_dests_busy;
+	atomic_t		rs_key_fails;
+	unsigned long		rs_key_window;
 };
 
 static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)

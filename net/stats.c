@@ -65,4 +65,6 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_SEND_DEST_FULL]		= "send_dest_full",
 	[RDS_STAT_SEND_DEST_CAP]		= "send_dest_cap",
 	[RDS_STAT_SEND_SOCK_FULL]		= "send_sock_full",
+	[RDS_STAT_RDMA_KEY_REFUSED]		= "rdma_key_refused",
+	[RDS_STAT_RDMA_KEY_THROTTLED]		= "rdma_key_throttled",
 };

@@ -62,6 +62,8 @@ enum rds_stat {
 	RDS_STAT_SEND_DEST_FULL,	/* the destination's half SO_SNDBUF */
 	RDS_STAT_SEND_DEST_CAP,		/* net.rds.sock_max_peers */
 	RDS_STAT_SEND_SOCK_FULL,	/* the socket total */
+	RDS_STAT_RDMA_KEY_REFUSED,	/* ours: loopback RDMA key named nothing */
+	RDS_STAT_RDMA_KEY_THROTTLED,	/* ours: RDMA refused after too many */
 	RDS_STAT_MAX,
 };
 

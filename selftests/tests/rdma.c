@@ -391,6 +391,69 @@ RDS_TEST(bad_and_freed_cookies_remote_error)
 	close(o);
 }
 
+/*
+ * Guessing keys over loopback: each failed lookup counts against the
+ * sending socket (rdma_key_refused); after 64 in a second its RDMA and
+ * atomics are refused at sendmsg() with EKEYREJECTED, a right key
+ * included, until the second is over (rdma_key_throttled), while other
+ * sockets go on. Old main: every guess was tried, silently.
+ */
+RDS_TEST(key_guessing_throttled)
+{
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	uint64_t cookie = 0, refused0, throttled0;
+	struct rds_atomic_args aa;
+	struct rds_addr ta;
+	char msg[8];
+	int t, s, o, i;
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	if (on_adapter())
+		rds_test_skip("the adapter refuses a bad key itself (rdma.rst)");
+	pair(&t, &ta, &s);
+	o = rds_bound(addr_s(), 0, NULL);
+	RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
+	refused0 = rds_counter("rdma_key_refused");
+	throttled0 = rds_counter("rdma_key_throttled");
+	for (i = 0; i < 64; i++) {
+		/* Only @cookie is live in @t: any other key is wrong. */
+		RDS_EXPECT(rds_rdma(s, &ta, cookie ^ ((uint64_t)(i + 1) << 4),
+				    0, 64, &iov, 1,
+				    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
+				    i + 1, 0) == 0);
+		RDS_EXPECT(refused(wait_status(s, i + 1)));
+	}
+	RDS_EXPECT(rds_counter("rdma_key_refused") - refused0 >= 64);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie ^ 0x1000, 0, 64, &iov, 1,
+				  RDS_RDMA_READWRITE, 100, 0), EKEYREJECTED);
+	RDS_EXPECT_ERRNO(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+				  RDS_RDMA_READWRITE, 101, 0), EKEYREJECTED);
+	memset(&aa, 0, sizeof(aa));
+	aa.cookie = cookie;
+	aa.local_addr = (uintptr_t)lbuf;
+	RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ta, "", 0, RDS_CMSG_ATOMIC_FADD,
+				       &aa, sizeof(aa), 0), EKEYREJECTED);
+	RDS_EXPECT(rds_counter("rdma_key_throttled") - throttled0 >= 3);
+	/* Another socket is not affected. */
+	memset(lbuf, 7, PG);
+	RDS_EXPECT(rds_rdma(o, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 200, 0) == 0);
+	RDS_EXPECT(wait_status(o, 200) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(all_bytes(tbuf, 64, 7));
+	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	/* The window over, the socket may try again. */
+	rds_sleep_ms(1100);
+	memset(lbuf, 8, PG);
+	RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 300, 0) == 0);
+	RDS_EXPECT(wait_status(s, 300) == RDS_RDMA_SUCCESS);
+	RDS_EXPECT(all_bytes(tbuf, 64, 8));
+	close(t);
+	close(s);
+	close(o);
+}
+
 RDS_TEST(use_once_dies_after_one_use)
 {
 	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
@@ -456,6 +519,13 @@ RDS_TEST(use_once_dead_when_readable)
 		printf("# not real-time on one CPU: %s\n", strerror(errno));
 	pair(&t, &ta, &s);
 	for (i = 0; i < n; i++) {
+		/* On loopback each refused second use counts against the
+		 * initiator (key_guessing_throttled): a fresh one a round.
+		 */
+		if (i && !on_adapter()) {
+			close(s);
+			s = rds_bound(addr_s(), 0, NULL);
+		}
 		memset(tbuf, 0, PG);
 		cookie = 0;
 		RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, RDS_RDMA_USE_ONCE,
@@ -859,6 +929,7 @@ RDS_TEST(free_mr_races_rdma)
 		unsigned char *lbuf = rds_pages(64);
 		struct rds_iovec iov = { (uintptr_t)lbuf, 64 * PG };
 		char c[CMSG_SPACE(sizeof(struct rds_rdma_notify)) * 8];
+		uint64_t last = 0;
 		struct msghdr m;
 
 		/*
@@ -869,6 +940,17 @@ RDS_TEST(free_mr_races_rdma)
 			_exit(2);
 		memset(lbuf, 0xff, 64 * PG);
 		while (!shared[1]) {
+			/* On loopback a fresh socket per region: the freed
+			 * cookies it tries count against it
+			 * (key_guessing_throttled). Not over an adapter,
+			 * where the closed socket's queued operations
+			 * would each cost a reconnect.
+			 */
+			if (!on_adapter() && shared[0] != last) {
+				last = shared[0];
+				close(s);
+				s = rds_bound(addr_s(), 0, NULL);
+			}
 			if (shared[0])
 				rds_rdma(s, &ta, shared[0], 0, 64 * PG, &iov, 1,
 					 RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 1,
