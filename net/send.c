@@ -342,9 +342,15 @@ out:
 }
 EXPORT_SYMBOL_GPL(rds_send_drop_acked_fn);
 
+/* An ack retires a message only once its RDMA operation is done: its
+ * status comes from the operation's completion, never from a peer that
+ * acks before (a lying one could make a failed operation look done).
+ * The transport applies the ack again when the operation completes.
+ */
 static bool rds_send_seq_acked(struct rds_message *rm, u64 ack)
 {
-	return be64_to_cpu(rm->m_hdr.h_sequence) <= ack;
+	return be64_to_cpu(rm->m_hdr.h_sequence) <= ack &&
+	       (!rm->m_rdma || READ_ONCE(rm->m_rdma->op_done));
 }
 
 /**

@@ -549,6 +549,7 @@ void rds_rdma_send_ack(struct rds_connection *conn);
 void rds_rdma_ack_worker(struct work_struct *work);
 void rds_rdma_ack_later(struct rds_connection *conn, struct rds_rdma_conn *ic);
 void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack);
+void rds_rdma_reapply_ack(struct rds_connection *conn);
 u64 rds_rdma_ack_seq(struct rds_connection *conn);
 
 /* rds_rdma_rw.c */

@@ -118,6 +118,10 @@ static void rds_rdma_ctx_finish(struct rds_rdma_ctx *x)
 	if (rds_rdma_ctx_culprit(x))
 		rds_send_drop_rdma_of(conn, x->x_rm);
 	rds_rdma_send_complete(x->x_rm, x->x_status);
+	/* An ack that came first left the message (and those after it)
+	 * for now: rds_send_seq_acked().
+	 */
+	rds_rdma_reapply_ack(conn);
 	rds_message_put(x->x_rm);
 	atomic_add(x->x_nwr, &ic->i_rdma_wr_avail);
 	spin_lock_bh(&ic->i_rdma_lock);

@@ -58,6 +58,24 @@ void rds_rdma_peer_acked(struct rds_connection *conn, u64 ack)
 	rds_send_drop_acked(conn, ack);
 }
 
+/**
+ * rds_rdma_reapply_ack - retire what the peer's last ack covers, again
+ * @conn: the connection
+ *
+ * For a message whose RDMA operation just completed: an ack that came
+ * before its completion retired nothing from it on (the core waits for
+ * the operation's own status).
+ *
+ * Context: any.
+ */
+void rds_rdma_reapply_ack(struct rds_connection *conn)
+{
+	u64 ack = READ_ONCE(rds_rdma_conn(conn)->i_peer_acked);
+
+	if (ack)
+		rds_send_drop_acked(conn, ack);
+}
+
 static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 {
 	return ic->i_dev->ibdev;
