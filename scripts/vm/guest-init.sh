@@ -80,36 +80,45 @@ setup_net() {
 	ip -6 addr add fd98::2/64 dev eth1 nodad
 }
 
-# Host N of a two-host wire (vm.sh --wire): the NIC with WIRE_MAC becomes
-# wire0 with 10.99.1.N/24 and fd99:1::N/64 (a subnet of its own: eth0's
-# 10.99.0.0/24 and fd99::/64 exist on both hosts). No DAD anywhere on it,
-# link-local included, so IPv6 works at once. The markers' share goes on
-# /run/wire (no cache: each guest must see the other's files at once).
-# The job sees the plan in RDS_WIRE_* (selftests/lib/wire.sh uses them).
-setup_wire() {
-	local dev="" f i peer=$((3 - WIRE))
+# Host N of the hosts on a wire (vm.sh --wire): the NIC with WIRE_MAC
+# becomes wire0 with 10.99.1.N/24 and fd99:1::N/64 (a subnet of its own:
+# eth0's 10.99.0.0/24 and fd99::/64 exist on every host). No DAD anywhere
+# on it, link-local included, so IPv6 works at once. A second wire (a
+# second port per node) would be one more wire_nic line with its own MAC
+# and subnet. The markers' share goes on /run/wire (no cache: each guest
+# must see the others' files at once). The job sees the plan in
+# RDS_WIRE_* (selftests/lib/wire.sh uses them); the peer of host a is b,
+# of every other host a (host c's tests name their hosts themselves).
+wire_nic() {	# MAC NAME IPV4-PREFIX IPV6-PREFIX
+	local dev="" f i
 	for i in $(seq 50); do
 		for f in /sys/class/net/*/address; do
-			[ "$(cat "$f")" = "$WIRE_MAC" ] && dev=$(basename "$(dirname "$f")")
+			[ "$(cat "$f")" = "$1" ] && dev=$(basename "$(dirname "$f")")
 		done
 		[ -n "$dev" ] && break
 		sleep 0.1
 	done
-	[ -n "$dev" ] || { say "no NIC with MAC $WIRE_MAC"; return 1; }
-	ip link set "$dev" name wire0 || return 1
-	sysctl -qw net.ipv6.conf.wire0.accept_dad=0 || return 1
-	ip link set wire0 up || return 1
-	ip addr add "10.99.1.$WIRE/24" dev wire0 || return 1
-	ip -6 addr add "fd99:1::$WIRE/64" dev wire0 nodad || return 1
+	[ -n "$dev" ] || { say "no NIC with MAC $1"; return 1; }
+	ip link set "$dev" name "$2" || return 1
+	sysctl -qw "net.ipv6.conf.$2.accept_dad=0" || return 1
+	ip link set "$2" up || return 1
+	ip addr add "$3.$WIRE/24" dev "$2" || return 1
+	ip -6 addr add "$4::$WIRE/64" dev "$2" nodad
+}
+
+setup_wire() {
+	local peer=1
+	[ "$WIRE" = 1 ] && peer=2
+	wire_nic "$WIRE_MAC" wire0 10.99.1 fd99:1 || return 1
 	mkdir -p /run/wire &&
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 wire /run/wire ||
 		return 1
-	export RDS_WIRE_HOST=$WIRE RDS_WIRE_DIR=/run/wire
+	export RDS_WIRE_HOST=$WIRE RDS_WIRE_HOSTS=${WIRE_HOSTS:-2} RDS_WIRE_DIR=/run/wire
 	export RDS_WIRE_SELF=10.99.1.$WIRE RDS_WIRE_PEER=10.99.1.$peer
 	export RDS_WIRE_SELF6=fd99:1::$WIRE RDS_WIRE_PEER6=fd99:1::$peer
 }
 
-# On a two-host wire, wire0 carries rxe1 too (RoCE between the hosts);
+# On a wire, wire0 carries rxe1 too (RoCE between the hosts);
 # one soft device per NIC, so the RDMA CM never chooses between two.
 setup_rdma() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1

@@ -20,13 +20,15 @@
 #   --icount        deterministic instruction counting (-smp 1)
 #   --out DIR       keep results (rc, dmesg) in DIR
 #   --expect-splat  invert the log scan (for the runner's self-test)
-#   --wire N:SOCK:DIR  be host N (1 or 2) of a two-host wire (scripts/vm/vm2.sh):
-#                   a third NIC joined to the other guest through the QEMU
-#                   stream socket SOCK (host 1 listens, host 2 connects),
-#                   renamed wire0 in the guest with 10.99.1.N/24 and
-#                   fd99:1::N/64, and DIR shared with both guests on
-#                   /run/wire for their markers (selftests/lib/wire.sh)
-#   --monitor SOCK  a QEMU human monitor on the unix socket SOCK (vm2.sh
+#   --wire N:SOCK:DIR[:HOSTS]  be host N (1 to 9) of HOSTS (default 2)
+#                   on one wire (scripts/vm/vmN.sh): a third NIC on the
+#                   QEMU stream socket SOCK, renamed wire0 in the guest
+#                   with 10.99.1.N/24 and fd99:1::N/64, and DIR shared
+#                   with every guest on /run/wire for their markers
+#                   (selftests/lib/wire.sh). Two hosts are joined
+#                   directly (host 1 listens on SOCK, host 2 connects);
+#                   with more, every host connects to vmN.sh's switch
+#   --monitor SOCK  a QEMU human monitor on the unix socket SOCK (vmN.sh
 #                   serves the guests' link and freeze requests on it)
 #
 # Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
@@ -69,10 +71,13 @@ done
 JOB="$*"
 [ -n "$JOB" ] || [ "$INTERACTIVE" = 1 ] || die "no command (or --interactive)"
 
-WIRE_N="" WIRE_SOCK="" WIRE_DIR=""
+WIRE_N="" WIRE_SOCK="" WIRE_DIR="" WIRE_HOSTS=""
 if [ -n "$WIRE" ]; then
-	IFS=: read -r WIRE_N WIRE_SOCK WIRE_DIR <<< "$WIRE"
-	case "$WIRE_N" in 1|2) ;; *) die "--wire: host number must be 1 or 2" ;; esac
+	IFS=: read -r WIRE_N WIRE_SOCK WIRE_DIR WIRE_HOSTS <<< "$WIRE"
+	WIRE_HOSTS=${WIRE_HOSTS:-2}
+	case "$WIRE_HOSTS" in [2-9]) ;; *) die "--wire: 2 to 9 hosts" ;; esac
+	case "$WIRE_N" in [1-9]) ;; *) die "--wire: host number must be 1 to 9" ;; esac
+	[ "$WIRE_N" -le "$WIRE_HOSTS" ] || die "--wire: host $WIRE_N of $WIRE_HOSTS"
 	[ -d "$WIRE_DIR" ] || die "--wire: no marker directory $WIRE_DIR"
 	[ -n "$WIRE_SOCK" ] || die "--wire: no socket path"
 fi
@@ -155,7 +160,7 @@ fi
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
 	printf 'RDS_IMPL=%q\n' "$([ "$INTREE" = 1 ] && echo intree || echo ours)"
-	printf 'WIRE=%q WIRE_MAC=%q\n' "$WIRE_N" "$RDS_WIRE_MAC_PREFIX$WIRE_N"
+	printf 'WIRE=%q WIRE_MAC=%q WIRE_HOSTS=%q\n' "$WIRE_N" "$RDS_WIRE_MAC_PREFIX$WIRE_N" "$WIRE_HOSTS"
 	printf 'MODDIR=%q\n' "${MODDIR#"$ROOT"}"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
@@ -184,11 +189,13 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -machine q35 -cpu max
 	-device virtio-net-pci,netdev=n1)
 # The wire: a stream socket between the two QEMUs (a unix one, so no TCP
 # port has to be free; host 1 must be running before host 2 connects, and
-# vm2.sh orders them). A fixed MAC lets the guest find that NIC whatever
-# its name. Its own share carries the two guests' markers.
+# vmN.sh orders them), or with three hosts or more, to vmN.sh's switch
+# (wire-switch.py), which runs before any of them. A fixed MAC lets the
+# guest find that NIC whatever its name. Its own share carries the
+# guests' markers.
 if [ -n "$WIRE_N" ]; then
 	server=off
-	[ "$WIRE_N" = 1 ] && server=on
+	[ "$WIRE_N" = 1 ] && [ "$WIRE_HOSTS" = 2 ] && server=on
 	qemu+=(-netdev "stream,id=wire,server=$server,addr.type=unix,addr.path=$WIRE_SOCK"
 		-device "virtio-net-pci,netdev=wire,mac=$RDS_WIRE_MAC_PREFIX$WIRE_N"
 		-fsdev "local,id=wire,path=$WIRE_DIR,security_model=none,multidevs=remap"

@@ -1,28 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Two-host helpers (sourced) for a command that scripts/vm/vm2.sh runs in
-# each guest. guest-init.sh exports the wire's plan:
-#	RDS_WIRE_HOST   1 (host a, the client side by convention) or 2 (host b)
-#	RDS_WIRE_SELF, RDS_WIRE_PEER     10.99.1.N
+# Helpers (sourced) for a command that scripts/vm/vmN.sh (vm2.sh: two
+# hosts) runs in each guest. guest-init.sh exports the wire's plan:
+#	RDS_WIRE_HOST   1 (host a, the client side by convention), 2 (host
+#	                b), 3 (host c)...
+#	RDS_WIRE_HOSTS  how many hosts are on the wire (2 under vm2.sh)
+#	RDS_WIRE_SELF, RDS_WIRE_PEER     10.99.1.N (the peer: b for a, else a)
 #	RDS_WIRE_SELF6, RDS_WIRE_PEER6   fd99:1::N
-#	RDS_WIRE_DIR    a directory both guests share (9p, uncached)
+#	RDS_WIRE_DIR    a directory every guest shares (9p, uncached)
 # The guests synchronise through marker files in that directory rather
 # than over the wire itself, so a broken wire shows up as a failed test,
-# not as a hang in the synchronisation. vm2.sh writes "a.exited" or
-# "b.exited" there when a guest's run is over, so waiting for a peer that
-# is gone fails at once instead of running into the timeout.
+# not as a hang in the synchronisation. vmN.sh writes "a.exited",
+# "b.exited"... there when a guest's run is over, so waiting for a host
+# that is gone fails at once instead of running into the timeout.
 #
-#	wire_role          prints a or b
-#	wire_mark NAME     tell the peer NAME happened (a file ROLE.NAME)
-#	wire_wait NAME [S] wait up to S seconds (default 120) for the peer's NAME
-#	wire_ctl HOST CMD  run CMD on the QEMU monitor of HOST (self, peer, a
-#	                   or b) through vm2.sh: "set_link wire on|off" (the
-#	                   wire's carrier), "stop" or "cont" (freeze, thaw)
+#	wire_role          prints a, b, c...
+#	wire_addr HOST [6] prints HOST's address on the wire (IPv6 with 6)
+#	wire_mark NAME     tell the others NAME happened (a file ROLE.NAME)
+#	wire_wait NAME [S [HOST]]  wait up to S seconds (default 120) for
+#	                   HOST's NAME (default: the peer's)
+#	wire_ctl HOST CMD  run CMD on the QEMU monitor of HOST (self, peer, a,
+#	                   b, c...) through vmN.sh: "set_link wire on|off"
+#	                   (the wire's carrier), "stop" or "cont" (freeze,
+#	                   thaw)
+
+WIRE_ROLES=abcdefghi
 
 wire_role() {
 	case "${RDS_WIRE_HOST:-}" in
-	1) echo a ;;
-	2) echo b ;;
+	[1-9]) echo "${WIRE_ROLES:$((RDS_WIRE_HOST - 1)):1}" ;;
 	*) return 1 ;;
 	esac
 }
@@ -30,9 +36,22 @@ wire_role() {
 wire_peer_role() {
 	case "${RDS_WIRE_HOST:-}" in
 	1) echo b ;;
-	2) echo a ;;
+	[2-9]) echo a ;;
 	*) return 1 ;;
 	esac
+}
+
+# wire_host_num HOST: 1 for a, 2 for b...; fails for anything else.
+wire_host_num() {
+	local pre=${WIRE_ROLES%%"$1"*}
+	[ "${#1}" = 1 ] && [ "$pre" != "$WIRE_ROLES" ] || return 1
+	echo $((${#pre} + 1))
+}
+
+wire_addr() {	# HOST [6]
+	local n
+	n=$(wire_host_num "$1") || return 1
+	if [ "${2:-}" = 6 ]; then echo "fd99:1::$n"; else echo "10.99.1.$n"; fi
 }
 
 wire_mark() {
@@ -44,8 +63,8 @@ wire_mark() {
 }
 
 wire_wait() {
-	local name=$1 secs=${2:-120} peer i
-	peer=$(wire_peer_role) || return 1
+	local name=$1 secs=${2:-120} peer=${3:-} i
+	[ -n "$peer" ] || peer=$(wire_peer_role) || return 1
 	for ((i = 0; i < secs * 10; i++)); do
 		[ -e "$RDS_WIRE_DIR/$peer.$name" ] && return 0
 		if [ -e "$RDS_WIRE_DIR/$peer.exited" ]; then
@@ -58,7 +77,7 @@ wire_wait() {
 	return 1
 }
 
-# A request file ROLE.ctl.ID for vm2.sh's monitor server, answered by
+# A request file ROLE.ctl.ID for vmN.sh's monitor server, answered by
 # ROLE.ctl.ID.done ("rc N" last); the ID (shell and time) is unique even
 # from subshells, which tap_check runs its commands in.
 wire_ctl() {
@@ -67,8 +86,8 @@ wire_ctl() {
 	case "$host" in
 	self) host=$(wire_role) || return 1 ;;
 	peer) host=$(wire_peer_role) || return 1 ;;
-	a|b) ;;
-	*) echo "wire_ctl: host must be self, peer, a or b" >&2; return 1 ;;
+	*) wire_host_num "$host" > /dev/null ||
+		{ echo "wire_ctl: host must be self, peer, a, b, c..." >&2; return 1; } ;;
 	esac
 	req=$RDS_WIRE_DIR/$(wire_role).ctl.$BASHPID.$(date +%s%N)
 	echo "$host $*" > "$req.tmp" && mv "$req.tmp" "$req" || return 1
