@@ -81,7 +81,7 @@ scenario() {	# TAG
 	[ "$ROLE" = b ] && b_checks "$tag"
 }
 
-if [ "$IMPL_b" != ours ] || [ "$IMPL_c" != ours ]; then
+if [ "${IMPL[b]}" != ours ] || [ "${IMPL[c]}" != ours ]; then
 	echo "1..0 # SKIP item 3 is about our receiver: b (and c) must run ours"
 	exit 0
 fi

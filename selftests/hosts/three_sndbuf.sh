@@ -61,7 +61,7 @@ scenario() {	# TAG
 	checks "$tag"
 }
 
-if [ "$IMPL_a" != ours ]; then
+if [ "${IMPL[a]}" != ours ]; then
 	echo "1..0 # SKIP the sender a runs Linux's RDS: one SO_SNDBUF for every destination, as the old code"
 	exit 0
 fi

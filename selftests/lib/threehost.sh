@@ -15,7 +15,7 @@
 loaded() { grep -q "^$1 " /proc/modules; }
 
 # three_begin NAME: scratch directory, ROLE, every host's module set in
-# IMPL_a, IMPL_b, IMPL_c; outside a three-host guest, skip the program.
+# IMPL[a], IMPL[b], IMPL[c]; outside a three-host guest, skip the program.
 three_begin() {
 	local h i
 	THREE_WORK=$(mktemp -d "/tmp/rds-$1.XXXXXX")
@@ -25,23 +25,24 @@ three_begin() {
 		exit 0
 	fi
 	wire_mark "$1.impl-${RDS_IMPL:-unset}"
+	declare -gA IMPL=()
 	for h in a b c; do
 		for ((i = 0; i < 1200; i++)); do
 			if [ -e "$RDS_WIRE_DIR/$h.$1.impl-ours" ]; then
-				printf -v "IMPL_$h" ours; break
+				IMPL[$h]=ours; break
 			elif [ -e "$RDS_WIRE_DIR/$h.$1.impl-intree" ]; then
-				printf -v "IMPL_$h" intree; break
+				IMPL[$h]=intree; break
 			fi
 			sleep 0.1
 		done
-		[ -n "$(eval echo "\${IMPL_$h:-}")" ] ||
+		[ -n "${IMPL[$h]:-}" ] ||
 			{ echo "1..0 # SKIP host $h never said its module set"; exit 0; }
 	done
 	HAD_RXE1=0
 	rdma link show rxe1/1 >/dev/null 2>&1 && HAD_RXE1=1
 	TRANSPORTS=${RDS_THREE_TRANSPORTS:-tcp}
 	[ -z "${RDS_THREE_TRANSPORTS:-}" ] && [ "$HAD_RXE1" = 1 ] && TRANSPORTS="tcp ib"
-	echo "# host $ROLE ($RDS_WIRE_SELF): a $IMPL_a, b $IMPL_b, c $IMPL_c; transports $TRANSPORTS"
+	echo "# host $ROLE ($RDS_WIRE_SELF): a ${IMPL[a]}, b ${IMPL[b]}, c ${IMPL[c]}; transports $TRANSPORTS"
 }
 
 # three_deaths TRANSPORT: the ways c dies in this run.
