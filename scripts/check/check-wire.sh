@@ -37,6 +37,13 @@
 #               with RDS_IMPL=ours "ours:ours intree:ours ours:intree" (ours
 #               sends, Linux receives, over TCP and IB), --short the first
 #               only; none with RDS_IMPL=intree
+#   THREE_PAIRS three-host boots A:B:C (scripts/vm/vmN.sh --hosts 3
+#               --rdma; selftests/hosts/three_hog.sh and three_sndbuf.sh,
+#               issue 25's items 3 and 4: c dies while a and b talk, over
+#               RDS/TCP and RDS/IB); default with RDS_IMPL=ours
+#               "ours:ours:ours intree:ours:ours ours:intree:ours"
+#               (Linux sends to our hog's host; ours sends to Linux past
+#               a dead c), none with --short or RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -234,6 +241,35 @@ for pair in "${FC_PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours) first_contact_boot "$pair" ;;
 	*) result 1 "first-contact pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
+
+# Three hosts, c dies (frozen, link down) while a and b go on: a hog on b
+# must not stop a's other traffic to b, at full rate (three_hog), and c
+# must not stop a socket's sends to b (three_sndbuf).
+three_boot() {	# A:B:C
+	local a b c out log rc t0 h
+	IFS=: read -r a b c <<< "$1"
+	out=$RESULTS/three-$a-$b-$c
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vmN.sh --hosts 3 --rdma --impl-a "$a" --impl-b "$b" --impl-c "$c" \
+		--timeout 1500 --out "$out" -- \
+		"$(guest_cmd "=three_hog") =three_sndbuf" > "$log" 2>&1
+	rc=$?
+	for h in a b c; do
+		merge_show "$out/$h/results.tap" "three hosts ($a, $b, $c), $h: "
+	done
+	result "$rc" "three-host boot ($a, $b, $c) finished with clean kernel logs (vmN.sh exit $rc)" "$log"
+	emit "# three hosts ($a, $b, $c): $(($(date +%s) - t0)) s wall for the boots and the tests"
+}
+three_default=""
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && three_default="ours:ours:ours intree:ours:ours ours:intree:ours"
+read -ra THREE_PAIRS <<< "${THREE_PAIRS-$three_default}"
+for pair in "${THREE_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours:ours|intree:ours:ours|ours:intree:ours) three_boot "$pair" ;;
+	*) result 1 "three-host boot '$pair': ours:ours:ours, intree:ours:ours or ours:intree:ours" ;;
 	esac
 done
 finish
