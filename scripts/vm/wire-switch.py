@@ -16,7 +16,8 @@ A port that stops reading (a frozen guest: QEMU's "stop") must not hold
 up the others: every write is non-blocking, each port queues at most
 QUEUE_MAX bytes in the switch and a frame that does not fit is dropped,
 as a switch's full egress queue drops. Runs until it is killed; prints
-what it dropped per port when it gets SIGTERM.
+what each port sent and what it dropped for it when the port goes (its
+QEMU exits) or when the switch gets SIGTERM.
 """
 import os
 import selectors
@@ -58,10 +59,13 @@ def main():
     ports = []
     macs = {}
 
+    def port_report(p):
+        print("wire-switch: port %d: %d frames in, %d dropped (queue full)"
+              % (p.num, p.frames, p.dropped), file=sys.stderr)
+
     def report(*_):
         for p in ports:
-            print("wire-switch: port %d: %d frames in, %d dropped (queue full)"
-                  % (p.num, p.frames, p.dropped), file=sys.stderr)
+            port_report(p)
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, report)
@@ -105,6 +109,7 @@ def main():
                 enqueue(p, frame)
 
     def drop_port(p):
+        port_report(p)
         sel.unregister(p.sock)
         p.sock.close()
         ports.remove(p)
