@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Item 3 of issue 25 between three hosts (scripts/vmN.sh --hosts 3 runs
+# Item 3 of issue 25 between three hosts (scripts/vm/vmN.sh --hosts 3 runs
 # this on all three): one socket that never reads must not stop its
 # host's other sockets from receiving, and neither must a dead peer.
 #

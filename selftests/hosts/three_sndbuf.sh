@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Item 4 of issue 25 between three hosts (scripts/vmN.sh --hosts 3 runs
+# Item 4 of issue 25 between three hosts (scripts/vm/vmN.sh --hosts 3 runs
 # this on all three): a dead peer must not stall a socket's sends to a
 # live one. One socket on host a (SO_SNDBUF 256 KiB asked, 512 KiB
 # granted) sends one message each to b and c; then c dies (frozen, or
