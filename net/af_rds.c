@@ -154,7 +154,7 @@ static int rds_connect_v6(struct rds_sock *rs, const struct sockaddr_in6 *sin6)
 	return 0;
 }
 
-static int rds_connect(struct socket *sock, struct sockaddr *uaddr,
+static int rds_connect(struct socket *sock, rds_sockaddr_arg *uaddr,
 		       int addr_len, int flags)
 {
 	struct sock *sk = sock->sk;

@@ -159,7 +159,7 @@ void rds_remove_bound(struct rds_sock *rs)
 	__sock_put(rds_rs_to_sk(rs));
 }
 
-int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+int rds_bind(struct socket *sock, rds_sockaddr_arg *uaddr, int addr_len)
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
@@ -170,7 +170,8 @@ int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	__be16 port;
 	int ret;
 
-	ret = rds_parse_addr(uaddr, addr_len, &addr, &port, &scope_id);
+	ret = rds_parse_addr((struct sockaddr *)uaddr, addr_len, &addr, &port,
+			     &scope_id);
 	if (ret)
 		return ret;
 

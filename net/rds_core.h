@@ -45,6 +45,7 @@
 #include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
+#include <net/rds/compat.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
 #include <net/rds/rdma.h>
@@ -550,7 +551,7 @@ int rds_zcopy_recv(struct rds_sock *rs, struct msghdr *msg);
 void rds_zcopy_drop_completions(struct rds_sock *rs);
 
 /* bind.c */
-int rds_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+int rds_bind(struct socket *sock, rds_sockaddr_arg *uaddr, int addr_len);
 void rds_remove_bound(struct rds_sock *rs);
 struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 				__be16 port, u32 scope_id);

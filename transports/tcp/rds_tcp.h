@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <net/rds/compat.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
 #include <net/rds/transport.h>

@@ -187,7 +187,7 @@ static int rds_tcp_bind_lane(struct rds_connection *conn, struct socket *sock)
 		if (conn->c_lane)
 			return -EADDRINUSE;
 		len = rds_tcp_sockaddr(conn, &conn->c_laddr, 0, &ss);
-		return kernel_bind(sock, (struct sockaddr *)&ss, len);
+		return kernel_bind(sock, (rds_sockaddr_arg *)&ss, len);
 	}
 	count = ((u32)high - base) / RDS_MPATH_WORKERS + 1;
 	start = get_random_u32_below(count);
@@ -195,7 +195,7 @@ static int rds_tcp_bind_lane(struct rds_connection *conn, struct socket *sock)
 		u32 port = base + ((start + i) % count) * RDS_MPATH_WORKERS;
 
 		len = rds_tcp_sockaddr(conn, &conn->c_laddr, htons(port), &ss);
-		ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+		ret = kernel_bind(sock, (rds_sockaddr_arg *)&ss, len);
 		if (ret != -EADDRINUSE)
 			break;
 	}
@@ -226,7 +226,7 @@ static int rds_tcp_connect_out(struct rds_connection *conn,
 	rds_tcp_callbacks_of(sock->sk, &orig);
 	rds_tcp_install(tc, sock, &orig);
 	len = rds_tcp_sockaddr(conn, &conn->c_faddr, htons(RDS_TCP_PORT), &ss);
-	ret = kernel_connect(sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
+	ret = kernel_connect(sock, (rds_sockaddr_arg *)&ss, len, O_NONBLOCK);
 	if (ret == -EINPROGRESS)
 		ret = 0;
 	/* On failure the installed socket goes with the shutdown that

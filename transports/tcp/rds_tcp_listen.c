@@ -273,7 +273,7 @@ int rds_tcp_listen_start(struct net *net)
 	sk->sk_data_ready = rds_tcp_listen_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 
-	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	ret = kernel_bind(sock, (rds_sockaddr_arg *)&ss, len);
 	if (ret)
 		goto err;
 	ret = kernel_listen(sock, RDS_TCP_BACKLOG);

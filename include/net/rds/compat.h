@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every difference between the kernels rds builds for, in one place.
- * Tested: Linux 6.1 (Debian 12) and 6.12 (Debian 13); see
+ * Tested: Linux 6.1 (Debian 12), 6.12 (Debian 13) and 7.2 (Debian sid); see
  * Documentation/testbed.rst for adding another. Each wrapper tests for
  * the feature itself where the preprocessor can see it, else the version
  * that brought it, and the code calls the wrapper unconditionally.
@@ -52,6 +52,18 @@ rds_register_net_sysctl(struct net *net, const char *path,
 	return register_net_sysctl(net, path, table);
 #endif
 }
+
+/*
+ * The address that proto_ops.bind/connect and kernel_bind/connect take:
+ * struct sockaddr_unsized since 6.19 (a struct sockaddr whose size the
+ * length argument gives), struct sockaddr before. The layout is the same;
+ * only the type changed.
+ */
+#if KERNEL_VERSION(6, 19, 0) <= LINUX_VERSION_CODE
+#define rds_sockaddr_arg struct sockaddr_unsized
+#else
+#define rds_sockaddr_arg struct sockaddr
+#endif
 
 /* get_unaligned_*() and put_unaligned_*(): a generic header since 6.12. */
 #if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
