@@ -413,7 +413,7 @@ static int __init rds_init(void)
 	if (ret)
 		return ret;
 
-	rds_wq = alloc_workqueue("krdsd", WQ_MEM_RECLAIM, 0);
+	rds_wq = alloc_workqueue("krdsd", WQ_MEM_RECLAIM | RDS_WQ_PERCPU, 0);
 	if (!rds_wq) {
 		ret = -ENOMEM;
 		goto err_trans;

@@ -29,6 +29,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
+#include <net/rds/compat.h>
 #include <net/rds/connection.h>
 #include <net/rds/message.h>
 #include <net/rds/rdma.h>

@@ -227,7 +227,8 @@ int rds_rdma_engine_init(void)
 {
 	int ret;
 
-	rds_rdma_wq = alloc_workqueue("rds_rdma", WQ_MEM_RECLAIM, 0);
+	rds_rdma_wq = alloc_workqueue("rds_rdma", WQ_MEM_RECLAIM | RDS_WQ_PERCPU,
+				      0);
 	if (!rds_rdma_wq)
 		return -ENOMEM;
 	ret = rds_rdma_sysctl_init();

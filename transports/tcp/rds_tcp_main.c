@@ -446,7 +446,7 @@ static int __init rds_tcp_init(void)
 {
 	int ret;
 
-	rds_tcp_wq = alloc_workqueue("rds_tcp", WQ_MEM_RECLAIM, 0);
+	rds_tcp_wq = alloc_workqueue("rds_tcp", WQ_MEM_RECLAIM | RDS_WQ_PERCPU, 0);
 	if (!rds_tcp_wq)
 		return -ENOMEM;
 	ret = rds_trans_register(&rds_tcp_transport);

@@ -65,6 +65,19 @@ rds_register_net_sysctl(struct net *net, const char *path,
 #define rds_sockaddr_arg struct sockaddr
 #endif
 
+/*
+ * A workqueue says whether it is per-CPU since 6.17 (and in stable
+ * kernels that took the flag, e.g. Debian 13's 6.12.117); 7.2 warns at
+ * alloc_workqueue() when it says neither. WQ_PERCPU is an enum value,
+ * so Kbuild looks for it in the headers (RDS_HAVE_WQ_PERCPU). Ours stay
+ * per-CPU, as on the kernels before the flag.
+ */
+#ifdef RDS_HAVE_WQ_PERCPU
+#define RDS_WQ_PERCPU	WQ_PERCPU
+#else
+#define RDS_WQ_PERCPU	0
+#endif
+
 /* get_unaligned_*() and put_unaligned_*(): a generic header since 6.12. */
 #if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
 #include <linux/unaligned.h>
