@@ -84,15 +84,19 @@ EXPORT_SYMBOL_GPL(rds_conn_lanes);
 void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
 {
 	struct rds_ext_header_npaths np = {
-		.h_npaths = cpu_to_be16(rds_lanes_max(conn0, false)),
+		.h_npaths = cpu_to_be16(rds_lanes_max(conn0,
+						      READ_ONCE(conn0->c_peer_ids))),
 	};
+	struct rds_ext_header_sport_idx si = {};
 	struct rds_ext_header_lanes ln = {
 		.h_lanes = rds_lanes_max(conn0, true),
 	};
 
 	rds_hdr_add_ext(hdr, RDS_EXTHDR_NPATHS, &np, sizeof(np));
-	if (conn0->c_trans->max_lanes)
-		rds_hdr_add_ext(hdr, RDS_EXTHDR_LANES, &ln, sizeof(ln));
+	if (!conn0->c_trans->max_lanes)
+		return;
+	rds_hdr_add_ext(hdr, RDS_EXTHDR_SPORT_IDX, &si, sizeof(si));
+	rds_hdr_add_ext(hdr, RDS_EXTHDR_LANES, &ln, sizeof(ln));
 }
 
 /* The lower address brings lanes 1..n-1 up (from lane 0's work). */
@@ -206,19 +210,33 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
 		     bool answer)
 {
 	struct rds_connection *conn0 = rds_conn_lane0(conn);
+	struct rds_ext_header_sport_idx si;
 	struct rds_ext_header_npaths np;
 	struct rds_ext_header_lanes ln;
+	bool ids = false, reprobe = false;
 	unsigned int n = 1;
-	bool ids = false;
 
 	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_NPATHS, &np))
 		n = clamp_t(unsigned int, be16_to_cpu(np.h_npaths), 1,
 			    RDS_MPATH_WORKERS);
-	if (conn0->c_trans->max_lanes &&
-	    rds_hdr_find_ext(hdr, RDS_EXTHDR_LANES, &ln)) {
+	if (!conn0->c_trans->max_lanes)
+		goto learned;
+	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_LANES, &ln)) {
 		ids = true;
 		n = clamp_t(unsigned int, ln.h_lanes, 1, RDS_MPATH_WORKERS);
+	} else if (rds_hdr_find_ext(hdr, RDS_EXTHDR_SPORT_IDX, &si)) {
+		/* Newer Linux names its lanes by source port too, but reads
+		 * our count from NPATHS only, and our probe offered it the
+		 * count for peers without ids: offer the full one in a new
+		 * probe (it takes a larger count, never a smaller one), and
+		 * open lanes on that one's answer.
+		 */
+		ids = true;
+		reprobe = answer && !READ_ONCE(conn0->c_peer_ids) &&
+			  rds_lanes_max(conn0, true) >
+			  rds_lanes_max(conn0, false);
 	}
+learned:
 	if (READ_ONCE(conn0->c_npaths) != n ||
 	    READ_ONCE(conn0->c_peer_ids) != ids) {
 		WRITE_ONCE(conn0->c_peer_ids, ids);
@@ -229,8 +247,13 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
 		atomic_inc(&rds_lanes_gen);
 	}
 	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
-	if (answer)
+	if (reprobe) {
+		rds_stats_inc(rds_net(rds_conn_net(conn0)),
+			      RDS_STAT_LANES_REPROBE);
+		rds_conn_probe(conn0);
+	} else if (answer) {
 		set_bit(RDS_CONN_PEER_COUNTED, &conn0->c_flags);
+	}
 	wake_up_all(&conn0->c_waitq);
 	rds_lanes_kick(conn0);
 }

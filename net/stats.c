@@ -67,4 +67,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_SEND_SOCK_FULL]		= "send_sock_full",
 	[RDS_STAT_RDMA_KEY_REFUSED]		= "rdma_key_refused",
 	[RDS_STAT_RDMA_KEY_THROTTLED]		= "rdma_key_throttled",
+	[RDS_STAT_LANES_REPROBE]		= "lanes_reprobe",
 };

@@ -64,6 +64,7 @@ enum rds_stat {
 	RDS_STAT_SEND_SOCK_FULL,	/* the socket total */
 	RDS_STAT_RDMA_KEY_REFUSED,	/* ours: loopback RDMA key named nothing */
 	RDS_STAT_RDMA_KEY_THROTTLED,	/* ours: RDMA refused after too many */
+	RDS_STAT_LANES_REPROBE,		/* ours: full count offered to SPORT_IDX */
 	RDS_STAT_MAX,
 };
 

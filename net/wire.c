@@ -6,7 +6,9 @@
  *
  * Extension headers fill h_exthdr as [type][fixed-size body]..., ended by
  * type 0 or the end of the area. Linux 6.1 sends at most one per message
- * but parses several, so we may send several.
+ * but parses several, so we may send several; newer Linux and UEK send
+ * several (RDMA_BYTES before the RDMA cookie): every type whose length is
+ * known is stepped over, so none hides the ones after it.
  */
 #include <linux/bitops.h>
 #include <linux/string.h>
@@ -31,10 +33,18 @@ unsigned int rds_exthdr_size(u8 type)
 		return sizeof(struct rds_ext_header_rdma);
 	case RDS_EXTHDR_RDMA_DEST:
 		return sizeof(struct rds_ext_header_rdma_dest);
+	case RDS_EXTHDR_RDMA_BYTES:
+		return sizeof(struct rds_ext_header_rdma_bytes);
 	case RDS_EXTHDR_NPATHS:
 		return sizeof(struct rds_ext_header_npaths);
 	case RDS_EXTHDR_GEN_NUM:
 		return sizeof(struct rds_ext_header_gen_num);
+	case RDS_EXTHDR_CAP_BITS:
+		return sizeof(struct rds_ext_header_cap_bits);
+	case RDS_EXTHDR_SPORT_IDX:
+		return sizeof(struct rds_ext_header_sport_idx);
+	case RDS_EXTHDR_CSUM:
+		return sizeof(struct rds_ext_header_csum);
 	case RDS_EXTHDR_LANES:
 		return sizeof(struct rds_ext_header_lanes);
 	default:

@@ -14,9 +14,11 @@
 #	scripts/vm/vm2.sh --intree -- RDS_SUITE=hosts selftests/run.sh twohost
 #
 # Multipath is on with every pair: our rds_tcp offers Linux peers
-# RDS_WIRE_LANES_LEGACY lanes (default 8, as Linux does; our own default
-# is 1, see Documentation/transports.rst), and host a, the lower address,
-# must have connected more than one lane to host b by the end.
+# before 6.19 RDS_WIRE_LANES_LEGACY lanes (default 8, as Linux does; our
+# own default is 1, see Documentation/transports.rst), and host a, the
+# lower address, must have connected more than one lane to host b by the
+# end; all 8, with no setting, when the peer names its lanes (ours, or
+# Linux 6.19 and later: SPORT_IDX).
 #
 # RDS_WIRE_SECONDS: length of each rds-stress session (default 3);
 # RDS_WIRE_SHORT=1: the short variant (fewer sessions).
@@ -50,18 +52,34 @@ listens() {
 	[ -n "$(ss -Hltn "sport = :$RDS_TCP_PORT")" ]
 }
 
-# Ours offers a Linux peer more than one lane only when told to.
+# Linux 6.19 and later name their lanes by source port and say so
+# (SPORT_IDX), as ours does: ours then gives every lane with no setting.
+# Both hosts boot the same kernel.
+peer_names_lanes() {
+	local maj min
+	peer_is_ours && return 0
+	IFS=. read -r maj min _ <<< "$(uname -r)"
+	[ "$maj" -gt 6 ] || { [ "$maj" = 6 ] && [ "$min" -ge 19 ]; }
+}
+
+# Ours offers an older Linux peer more than one lane only when told to.
 lanes_for_linux() {
 	[ "${RDS_IMPL:-}" = ours ] || { echo "Linux's rds_tcp: always 8 lanes"; return 0; }
+	if peer_names_lanes; then
+		echo "the peer names its lanes: all of them, no setting"
+		return 0
+	fi
 	sysctl -w "net.rds.tcp.rds_tcp_lanes_legacy=${RDS_WIRE_LANES_LEGACY:-8}"
 }
 
-# Host a has the lower address: it connects every lane to host b.
+# Host a has the lower address: it connects every lane to host b; all 8
+# when the peer names its lanes.
 lanes_up() {
-	local n
+	local n want=2
+	peer_names_lanes && want=8
 	n=$(ss -Htn state established "( dport = :$RDS_TCP_PORT )" dst "$RDS_WIRE_PEER" | wc -l)
-	echo "$n TCP connections to $RDS_WIRE_PEER:$RDS_TCP_PORT"
-	[ "$n" -gt 1 ]
+	echo "$n TCP connections to $RDS_WIRE_PEER:$RDS_TCP_PORT (want at least $want)"
+	[ "$n" -ge "$want" ]
 }
 
 common() {
@@ -127,7 +145,7 @@ a)
 	fi
 	tap_check "host a: the IPv4 messages went over TCP (rds-info -n, socket)" \
 		rds_tcp_conn "" "$RDS_WIRE_SELF" "$RDS_WIRE_PEER"
-	tap_check "host a: multipath: more than one lane (TCP connection) to host b" lanes_up
+	tap_check "host a: multipath: more than one lane (all 8 if the peer names them) to host b" lanes_up
 	# Host b checks its end and pings back in the full run: stay up.
 	[ "$SHORT" = 1 ] || wire_wait checked 300
 	wire_mark finished

@@ -16,7 +16,8 @@
  * Lanes: the connecting side names the lane in the low bits of its source
  * port (RDS_TCP_LANE_MASK), so that an accepting peer with lane ids pairs
  * the socket with the same lane, whatever order lanes come up in. Linux
- * 6.1 picks any port and fills the first free lane (rds_tcp_listen.c).
+ * 6.1 picks any port and fills the first free lane (rds_tcp_listen.c);
+ * Linux 6.19 and later do as we do and say so with SPORT_IDX.
  *
  * Bytes TCP has acked are as good as delivered to the sender, which
  * retires the messages they carry. So no socket is let go with bytes in
@@ -27,6 +28,7 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/lcm.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -173,15 +175,20 @@ static int rds_tcp_sockaddr(const struct rds_connection *conn,
 
 /* Bind @sock to our address and a free ephemeral port whose low bits are
  * @conn's lane: a random one of the range's candidates, then the next.
+ * The port is also the lane modulo the lane count, which is how newer
+ * Linux (SPORT_IDX) reads it: for a count that is not a power of two
+ * the candidates are lcm(RDS_MPATH_WORKERS, count) apart.
  */
 static int rds_tcp_bind_lane(struct rds_connection *conn, struct socket *sock)
 {
+	u32 n = rds_conn_lanes(conn->c_lane0 ?: conn, NULL);
+	u32 step = lcm(RDS_MPATH_WORKERS, max(n, 1U));
 	struct sockaddr_storage ss;
 	int low, high, len, ret = -EADDRINUSE;
 	u32 base, count, start, i;
 
 	inet_get_local_port_range(rds_conn_net(conn), &low, &high);
-	base = round_up((u32)low, RDS_MPATH_WORKERS) + conn->c_lane;
+	base = round_up((u32)low, step) + conn->c_lane;
 	if (base > (u32)high) {
 		/* A range too small for lanes: any port (lane 0 only). */
 		if (conn->c_lane)
@@ -189,10 +196,10 @@ static int rds_tcp_bind_lane(struct rds_connection *conn, struct socket *sock)
 		len = rds_tcp_sockaddr(conn, &conn->c_laddr, 0, &ss);
 		return kernel_bind(sock, (rds_sockaddr_arg *)&ss, len);
 	}
-	count = ((u32)high - base) / RDS_MPATH_WORKERS + 1;
+	count = ((u32)high - base) / step + 1;
 	start = get_random_u32_below(count);
 	for (i = 0; i < min_t(u32, count, RDS_TCP_BIND_TRIES); i++) {
-		u32 port = base + ((start + i) % count) * RDS_MPATH_WORKERS;
+		u32 port = base + ((start + i) % count) * step;
 
 		len = rds_tcp_sockaddr(conn, &conn->c_laddr, htons(port), &ss);
 		ret = kernel_bind(sock, (rds_sockaddr_arg *)&ss, len);

@@ -65,8 +65,12 @@ static_assert(sizeof(struct rds_header) == 48);
 #define RDS_EXTHDR_VERSION	1
 #define RDS_EXTHDR_RDMA		2
 #define RDS_EXTHDR_RDMA_DEST	3
+#define RDS_EXTHDR_RDMA_BYTES	4	/* Linux 6.19+, UEK */
 #define RDS_EXTHDR_NPATHS	5
 #define RDS_EXTHDR_GEN_NUM	6
+#define RDS_EXTHDR_CAP_BITS	7	/* UEK */
+#define RDS_EXTHDR_SPORT_IDX	8	/* Linux 6.19+, UEK */
+#define RDS_EXTHDR_CSUM		9	/* UEK */
 /* Ours, not Linux's: lanes with ids (net/lanes.c). Linux 6.1 stops parsing
  * silently at a type of 16 or more, so it goes last in a header.
  */
@@ -102,6 +106,53 @@ struct rds_ext_header_gen_num {
 };
 
 static_assert(sizeof(struct rds_ext_header_gen_num) == 4);
+
+/**
+ * struct rds_ext_header_rdma_bytes - bytes an RDMA operation moved
+ * @h_rdma_bytes: the count
+ * @h_rflags: RDS_FLAG_RDMA_WR_BYTES or RDS_FLAG_RDMA_RD_BYTES
+ * @h_pad: zero
+ *
+ * Sent by newer Linux and UEK with the message that follows an RDMA
+ * operation, before the RDMA cookie; we only step over it.
+ */
+struct rds_ext_header_rdma_bytes {
+	__be32	h_rdma_bytes;
+	u8	h_rflags;
+	u8	h_pad[3];
+};
+
+static_assert(sizeof(struct rds_ext_header_rdma_bytes) == 8);
+
+/* UEK's capability bits (heartbeats); stepped over. */
+struct rds_ext_header_cap_bits {
+	__be32	h_cap_bits;
+};
+
+static_assert(sizeof(struct rds_ext_header_cap_bits) == 4);
+
+/**
+ * struct rds_ext_header_sport_idx - "I name my lanes by source port"
+ * @h_zero: zero
+ *
+ * In a multipath probe or pong (Linux 6.19+ and UEK): the sender binds
+ * lane k's TCP socket to a source port that is k modulo the lane count,
+ * and accepts lanes the same way.
+ */
+struct rds_ext_header_sport_idx {
+	u8	h_zero;
+};
+
+static_assert(sizeof(struct rds_ext_header_sport_idx) == 1);
+
+/* UEK's RDMA payload checksum (a be32 and a flag, padded); stepped over. */
+struct rds_ext_header_csum {
+	__be32	h_csum;
+	u8	h_enabled;
+	u8	h_pad[3];
+};
+
+static_assert(sizeof(struct rds_ext_header_csum) == 8);
 
 /**
  * struct rds_ext_header_lanes - lanes offered to a peer that has lane ids
