@@ -1686,4 +1686,200 @@ CVE_TEST(cve_2024_35902, "CVE-2024-35902 sends meeting half-created connections"
 	}
 }
 
+/*
+ * CVE-2026-46053: RDS_GET_MR registered the region, then failed to copy
+ * the cookie to user space and returned EFAULT with the region still in
+ * the socket's table (a key the user never learned, freed only at close;
+ * repeated, an unbounded pin). Checked: 400 registrations whose cookie
+ * address is unwritable (a read-only page, an unmapped one) fail with
+ * EFAULT and leave the mrs count where it was, and a valid one still
+ * works (a cookie address of 0 asks for no cookie, as in Linux). Must
+ * hold on every transport with MRs: loopback here, the adapters in
+ * tests/rdma.c.
+ */
+CVE_TEST(cve_2026_46053, "CVE-2026-46053 GET_MR whose cookie cannot be written keeps no region")
+{
+	int fd = rds_bound("127.0.0.1", 0, NULL), i;
+	char *p = rds_pages(1);
+	char *ro = mmap(NULL, 2 * RDS_PG, PROT_READ,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *hole = ro + RDS_PG;
+	long mrs0 = rds_obj("mrs"), mrs1;
+	uint64_t cookie = 0;
+
+	if (ro == MAP_FAILED)
+		RDS_FAIL("mmap: %s", strerror(errno));
+	munmap(hole, RDS_PG);
+	if (rds_get_mr(fd, p, 64, 0, &cookie))
+		rds_test_skip("RDS_GET_MR on loopback: %s", strerror(errno));
+	RDS_EXPECT_OK(rds_free_mr(fd, cookie, 0));
+	for (i = 0; i < 200; i++) {
+		RDS_EXPECT_ERRNO(rds_get_mr(fd, p, 64, 0, (void *)ro), EFAULT);
+		RDS_EXPECT_ERRNO(rds_get_mr(fd, p, 64, 0, hole), EFAULT);
+	}
+	mrs1 = rds_obj("mrs");
+	if (mrs0 >= 0 && mrs1 != mrs0)
+		RDS_FAIL("400 failed registrations left %ld regions", mrs1 - mrs0);
+	RDS_EXPECT_OK(rds_get_mr(fd, p, 64, 0, &cookie));
+	RDS_EXPECT_OK(rds_free_mr(fd, cookie, 0));
+	munmap(ro, RDS_PG);
+	munmap(p, RDS_PG);
+	close(fd);
+}
+
+/* A bound RDS/TCP socket with SO_ZEROCOPY on 10.99.0.1, or skip. */
+static int zc_socket(void)
+{
+	struct rds_addr sa = rds_addr("10.99.0.1", 0);
+	int s = rds_socket(), t = RDS_TRANS_TCP;
+
+	if (setsockopt(s, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
+	    bind(s, &sa.sa, sa.len))
+		rds_test_skip("no RDS/TCP on 10.99.0.1: %s", strerror(errno));
+	rds_set_int(s, SOL_SOCKET, SO_ZEROCOPY, 1);
+	return s;
+}
+
+/* The socket's zero-copy completions, waited for up to @ms. */
+static int zc_completions(int s, int want, int ms)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_zcopy_cookies))];
+		struct cmsghdr align;
+	} cb;
+	struct msghdr m = { .msg_control = cb.b };
+	struct rds_zcopy_cookies ck;
+	int got = 0, i;
+
+	for (i = 0; i < ms / 20 && got < want; i++) {
+		m.msg_controllen = sizeof(cb.b);
+		if (recvmsg(s, &m, MSG_DONTWAIT) < 0) {
+			rds_sleep_ms(20);
+			continue;
+		}
+		if (!rds_find_cmsg(&m, SOL_RDS, RDS_CMSG_ZCOPY_COMPLETION))
+			continue;
+		memcpy(&ck, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(ck));
+		got += ck.num;
+	}
+	return got;
+}
+
+/* A zero-copy send that also asks for a region (RDS_CMSG_RDMA_MAP),
+ * which a TCP socket cannot give: refused after the pages are held.
+ */
+static ssize_t zc_send_with_map(int s, const struct rds_addr *to, void *p,
+				size_t len, uint32_t cookie)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(uint32_t)) +
+		       CMSG_SPACE(sizeof(struct rds_get_mr_args))];
+		struct cmsghdr align;
+	} cb;
+	struct rds_get_mr_args ma = { { (uintptr_t)p, 64 }, 0, 0 };
+	struct iovec iov = { p, len };
+	struct msghdr m = {
+		.msg_name = (void *)&to->ss, .msg_namelen = to->len,
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cb.b, .msg_controllen = sizeof(cb.b),
+	};
+	struct cmsghdr *c;
+
+	memset(&cb, 0, sizeof(cb));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_ZCOPY_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	c = CMSG_NXTHDR(&m, c);
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_MAP;
+	c->cmsg_len = CMSG_LEN(sizeof(ma));
+	memcpy(CMSG_DATA(c), &ma, sizeof(ma));
+	return sendmsg(s, &m, MSG_ZEROCOPY);
+}
+
+/*
+ * CVE-2026-43502: a MSG_ZEROCOPY sendmsg that failed after pinning the
+ * user's pages (a later check refused the message) left the pinned pages
+ * and the completion state behind. Checked: 200 zero-copy sends over
+ * RDS/TCP that also ask for a region (refused after the pages are held:
+ * TCP has no MRs) fail, receive nothing and leave the messages count
+ * where it was; then a zero-copy send still completes.
+ */
+CVE_TEST(cve_2026_43502, "CVE-2026-43502 a zero-copy send failing after pinning frees it all")
+{
+	struct rds_addr ra = rds_addr("10.99.0.2", 0);
+	int s = zc_socket(), r = rds_socket(), t = RDS_TRANS_TCP, i;
+	char *p = rds_pages(2), buf[128];
+	long msgs0 = rds_obj("messages"), msgs1;
+	uint32_t cookie;
+
+	if (setsockopt(r, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
+	    bind(r, &ra.sa, ra.len))
+		rds_test_skip("no RDS/TCP on 10.99.0.2: %s", strerror(errno));
+	ra.len = sizeof(ra.ss);
+	RDS_EXPECT_OK(getsockname(r, &ra.sa, &ra.len));
+	for (i = 0; i < 200; i++)
+		errno_in("zero-copy send asking for a region over TCP",
+			 zc_send_with_map(s, &ra, p, 2 * RDS_PG, 1000 + i),
+			 (int[]){ EOPNOTSUPP, EINVAL, 0 });
+	msgs1 = rds_obj("messages");
+	if (msgs0 >= 0 && msgs1 > msgs0)
+		RDS_FAIL("200 failed zero-copy sends left %ld messages",
+			 msgs1 - msgs0);
+	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
+	cookie = 7;
+	RDS_EXPECT(rds_send_cmsg(s, &ra, p, 100, RDS_CMSG_ZCOPY_COOKIE,
+				 &cookie, sizeof(cookie), MSG_ZEROCOPY) == 100);
+	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 5000) == 100);
+	RDS_EXPECT(zc_completions(s, 1, 4000) >= 1);
+	munmap(p, 2 * RDS_PG);
+	close(r);
+	close(s);
+}
+
+/*
+ * CVE-2026-43494: when pinning a zero-copy send's pages failed part way
+ * (a hole in the buffer), the message kept the count of entries it had
+ * meant to pin, and its cleanup released pages it never held. Checked:
+ * 200 zero-copy sends whose second page is unmapped fail with EFAULT,
+ * leave no message behind, and later sends from the same socket work.
+ */
+CVE_TEST(cve_2026_43494, "CVE-2026-43494 a zero-copy pin failing part way releases only what it held")
+{
+	struct rds_addr ra = rds_addr("10.99.0.2", 0);
+	int s = zc_socket(), r = rds_socket(), t = RDS_TRANS_TCP, i;
+	char *p = rds_pages(3), buf[128];
+	long msgs0 = rds_obj("messages"), msgs1;
+	uint32_t cookie;
+
+	if (setsockopt(r, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
+	    bind(r, &ra.sa, ra.len))
+		rds_test_skip("no RDS/TCP on 10.99.0.2: %s", strerror(errno));
+	ra.len = sizeof(ra.ss);
+	RDS_EXPECT_OK(getsockname(r, &ra.sa, &ra.len));
+	munmap(p + RDS_PG, RDS_PG);
+	for (i = 0; i < 200; i++) {
+		cookie = 2000 + i;
+		RDS_EXPECT_ERRNO(rds_send_cmsg(s, &ra, p, 3 * RDS_PG,
+					       RDS_CMSG_ZCOPY_COOKIE, &cookie,
+					       sizeof(cookie), MSG_ZEROCOPY),
+				 EFAULT);
+	}
+	msgs1 = rds_obj("messages");
+	if (msgs0 >= 0 && msgs1 > msgs0)
+		RDS_FAIL("200 failed pins left %ld messages", msgs1 - msgs0);
+	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
+	cookie = 9;
+	RDS_EXPECT(rds_send_cmsg(s, &ra, p, 100, RDS_CMSG_ZCOPY_COOKIE,
+				 &cookie, sizeof(cookie), MSG_ZEROCOPY) == 100);
+	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 5000) == 100);
+	RDS_EXPECT(zc_completions(s, 1, 4000) >= 1);
+	munmap(p, RDS_PG);
+	munmap(p + 2 * RDS_PG, RDS_PG);
+	close(r);
+	close(s);
+}
+
 RDS_TEST_MAIN()
