@@ -12,10 +12,24 @@
 
 #include "rds_core.h"
 
+/* Socket memory accounting, only so that the core charges a socket's
+ * queued messages to its memory cgroup (sk_memcg; net/recv.c). The
+ * protocol-wide limits are never reached: RDS bounds each socket's
+ * queue itself, and memory.max bounds the cgroup.
+ */
+static atomic_long_t rds_memory_allocated;
+static DEFINE_PER_CPU(int, rds_memory_per_cpu_fw_alloc);
+static long rds_sysctl_mem[3] = { LONG_MAX, LONG_MAX, LONG_MAX };
+static int rds_sysctl_rmem[3];
+
 static struct proto rds_proto = {
-	.name		= "RDS",
-	.owner		= THIS_MODULE,
-	.obj_size	= sizeof(struct rds_sock),
+	.name			= "RDS",
+	.owner			= THIS_MODULE,
+	.obj_size		= sizeof(struct rds_sock),
+	.memory_allocated	= &rds_memory_allocated,
+	.per_cpu_fw_alloc	= &rds_memory_per_cpu_fw_alloc,
+	.sysctl_mem		= rds_sysctl_mem,
+	.sysctl_rmem		= rds_sysctl_rmem,
 };
 
 static void rds_sock_unlink(struct rds_sock *rs)
@@ -68,6 +82,7 @@ static void rds_sock_destruct(struct sock *sk)
 
 	WARN_ON_ONCE(!list_empty(&rs->rs_send_queue));
 	WARN_ON_ONCE(!list_empty(&rs->rs_recv_queue));
+	WARN_ON_ONCE(sk->sk_forward_alloc);	/* every charge given back */
 	WARN_ON_ONCE(!list_empty(&rs->rs_zcookie_queue));
 	rds_obj_dec(RDS_OBJ_SOCK);
 }

@@ -4,8 +4,11 @@
  * check, pings, receive budget), and recvmsg() with its notifications and
  * control messages.
  */
+#include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/page_counter.h>
 #include <linux/sched/clock.h>
+#include <linux/sizes.h>
 #include <linux/time.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -31,6 +34,70 @@ static bool rds_recv_over_hard_limit(struct rds_connection *conn,
 	lockdep_assert_held(&rs->rs_lock);
 	return (conn->c_trans->caps & RDS_TRANS_CAP_WIRE) &&
 	       rs->rs_rcv_bytes + rds_msg_charge(len) > limit;
+}
+
+/* Is @sk's memory cgroup, or one above it, without room for @size more
+ * bytes? The charge below cannot fail by itself: it runs with bottom
+ * halves off, where the kernel forces socket charges past memory.max (as
+ * for TCP and UDP in softirq), so the limit is checked here first. The
+ * check reads the counters without their lock: receivers racing on one
+ * cgroup can each pass it, overshooting by one message each.
+ */
+static bool rds_recv_memcg_full(struct sock *sk, size_t size)
+{
+#ifdef CONFIG_MEMCG
+	unsigned long pages = DIV_ROUND_UP(size, PAGE_SIZE);
+	struct page_counter *c;
+
+	if (!mem_cgroup_sockets_enabled || !sk->sk_memcg)
+		return false;
+	for (c = &sk->sk_memcg->memory; c; c = c->parent)
+		if (page_counter_read(c) + pages > READ_ONCE(c->max))
+			return true;
+#endif
+	return false;
+}
+
+/* Charge a message queued on @rs to the socket's memory cgroup (its
+ * creator's, cgroup v2: sk_memcg), through the socket's forward
+ * allocation as TCP and UDP do; rds_recv_uncharge() gives it back. False:
+ * the cgroup is at memory.max and a message from a wire is to be dropped.
+ * Loopback is charged but never refused: its senders are local and held
+ * back by the receiver's congestion bit.
+ */
+static bool rds_recv_charge(struct rds_connection *conn, struct rds_sock *rs,
+			    size_t size)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	int delta = (int)size - sk->sk_forward_alloc;
+
+	lockdep_assert_held(&rs->rs_lock);
+	if (delta > 0) {
+		if ((conn->c_trans->caps & RDS_TRANS_CAP_WIRE) &&
+		    rds_recv_memcg_full(sk, delta))
+			return false;
+		/* Fails only past the protocol's limits, which are never
+		 * reached (af_rds.c); the memory cgroup's charge is forced.
+		 */
+		if (!__sk_mem_schedule(sk, delta, SK_MEM_RECV))
+			return false;
+	}
+	sk_mem_charge(sk, size);
+	return true;
+}
+
+/* Give back @size bytes of rds_recv_charge(): in pieces, as the socket's
+ * forward allocation is an int and a whole queue may be bigger.
+ */
+static void rds_recv_uncharge(struct rds_sock *rs, size_t size)
+{
+	lockdep_assert_held(&rs->rs_lock);
+	while (size) {
+		int n = min_t(size_t, size, SZ_1G);
+
+		sk_mem_uncharge(rds_rs_to_sk(rs), n);
+		size -= n;
+	}
 }
 
 /* Count a dropped message and tell the tracepoint why. */
@@ -81,6 +148,12 @@ static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 		spin_unlock_bh(&rs->rs_lock);
 		atomic_inc(&sk->sk_drops);
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_RCVBUF, hdr->h_dport);
+		goto out;
+	}
+	if (!rds_recv_charge(conn, rs, rds_msg_charge(len))) {
+		spin_unlock_bh(&rs->rs_lock);
+		atomic_inc(&sk->sk_drops);
+		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_MEMCG, hdr->h_dport);
 		goto out;
 	}
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
@@ -222,6 +295,7 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 	if (queued && drop) {
 		list_del_init(&inc->i_item);
 		rs->rs_rcv_bytes -= rds_msg_charge(len);
+		rds_recv_uncharge(rs, rds_msg_charge(len));
 		cong = rds_cong_update_locked(rs);
 	}
 	spin_unlock_bh(&rs->rs_lock);
@@ -253,6 +327,7 @@ void rds_clear_recv_queue(struct rds_sock *rs)
 
 	spin_lock_bh(&rs->rs_lock);
 	list_splice_init(&rs->rs_recv_queue, &list);
+	rds_recv_uncharge(rs, rs->rs_rcv_bytes);	/* the sum of the charges */
 	rs->rs_rcv_bytes = 0;
 	cong = rds_cong_update_locked(rs);
 	spin_unlock_bh(&rs->rs_lock);
