@@ -1840,6 +1840,127 @@ static int t_odd_fields(void)
 	return T_PASS;
 }
 
+/* ---- issue 25, items 9 and 11: what a peer can make the target spend ---- */
+
+/* A line of /proc/meminfo in kB (-1 if missing). */
+static long meminfo_kb(const char *key)
+{
+	char l[256], k[64];
+	long v, r = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(l, sizeof(l), f))
+		if (sscanf(l, "%63[^:]: %ld", k, &v) == 2 && !strcmp(k, key)) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/* Write @len bytes as one segment of their own (TCP_NODELAY is on;
+ * MSG_EOR keeps the next write out of this skb).
+ */
+static int seg_write(int fd, const unsigned char *p, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	long long end = rds_wire_now_ms() + 10000;
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT | MSG_EOR);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (rds_wire_now_ms() >= end) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		poll(&pfd, 1, 50);
+	}
+	return 0;
+}
+
+/*
+ * Issue 25, item 9: a partial message may cost its receiver only a small
+ * multiple of what was received of it. 16 connections each announce a
+ * 1 MiB message and send 256 KiB of it in segments alternating 1 byte
+ * and 512 bytes (TCP_NODELAY, MSG_EOR: one segment each), then stall.
+ * The guest's slab (skb heads, clones, our copy buffers) may grow by at
+ * most PART_RATIO x the bytes sent plus 64 KiB per connection (its
+ * sockets and buffers), and its free memory (pages held by shared skbs
+ * too) drop by no more than that plus PART_NOISE_KB (per-cpu page lists
+ * and other work move MemFree by a few MiB). The old code opened a
+ * page-sized copy buffer for each 1-byte piece and kept the 512-byte
+ * segment after it as a clone: 11 times the bytes of free memory.
+ */
+#define PART_CONNS	16
+#define PART_BYTES	(256 * 1024)
+#define PART_RATIO	2
+#define PART_NOISE_KB	(8 * 1024)
+
+static int t_partial_cost(void)
+{
+	static unsigned char buf[512];
+	struct rds_wire_sess s[PART_CONNS];
+	long before, slab0, held, slab, freed, limit;
+	int i, k, opened = 0;
+	long long t0;
+
+	if (opt.flood_count < 150 + PART_CONNS) {
+		DIAG("SKIP needs --flood-count %d", 150 + PART_CONNS);
+		return T_SKIP;
+	}
+	memset(buf, 0x5a, sizeof(buf));
+	sleep_ms(300);
+	before = meminfo_kb("MemFree");
+	slab0 = meminfo_kb("Slab");
+	t0 = rds_wire_now_ms();
+	for (i = 0; i < PART_CONNS; i++) {
+		struct rds_wire_msg m = { .seq = 1, .len = RDS_WIRE_MAX_MSG,
+					  .sport = 5200, .dport = 4200 };
+		size_t sent = 0, n;
+
+		if (sess_open(&s[i], addr_add(opt.flood_base, 150 + i)))
+			break;
+		opened++;
+		CHECK(rds_wire_send_raw(&s[i], &m, NULL, 0) == 0);
+		for (k = 0; sent < PART_BYTES; k++) {
+			n = (k & 1) ? sizeof(buf) : 1;
+			CHECK(seg_write(s[i].fd, buf, n) == 0);
+			sent += n;
+		}
+	}
+	for (i = 0; i < opened; i++)
+		unacked_bytes(s[i].fd, 3000);
+	sleep_ms(300);
+	held = before - meminfo_kb("MemFree");
+	slab = meminfo_kb("Slab") - slab0;
+	for (i = 0; i < opened; i++)
+		sess_reset(&s[i]);
+	sleep_ms(500);
+	freed = meminfo_kb("MemFree") - before;
+	limit = (long)PART_RATIO * PART_CONNS * (PART_BYTES / 1024) +
+		64L * PART_CONNS;
+	OBS("%d connections x %d KiB of a 1 MiB message in 1 B / 512 B segments (%lld ms): Slab %+ld kB (%.1f x the bytes; limit %ld kB), MemFree -%ld kB (%.1f x; limit %ld kB); after the resets MemFree %+ld kB against the start",
+	    opened, PART_BYTES / 1024, rds_wire_now_ms() - t0, slab,
+	    (double)slab / (opened * (PART_BYTES / 1024.0)), limit, held,
+	    (double)held / (opened * (PART_BYTES / 1024.0)),
+	    limit + PART_NOISE_KB, freed);
+	CHECK(opened == PART_CONNS);
+	if (!is_ours)
+		return T_PASS;
+	CHECK(slab <= limit);
+	CHECK(held <= limit + PART_NOISE_KB);
+	return T_PASS;
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -1871,6 +1992,7 @@ static const struct tcase cases[] = {
 	{ "conn_reserve", t_conn_reserve, -1 },
 	{ "conn_flood", t_conn_flood, -1 },
 	{ "half_open", t_half_open, -1 },
+	{ "partial_cost", t_partial_cost, -1 },
 };
 
 static int run_case(const struct tcase *tc, int idx)

@@ -11,9 +11,13 @@
  * RDS_TCP_INLINE_MAX is kept as the received buffers themselves (clones
  * of TCP's skbs, no copy, as Linux does), except where a piece is small
  * next to the buffer it would keep alive: such pieces are copied into
- * page-sized buffers of our own. So a message never pins more than about
- * RDS_TCP_SHARE_RATIO times its size, whatever segment sizes the peer
- * chooses. When softirq cannot allocate, reading stops and the receive
+ * page-sized buffers of our own, and a buffer once opened takes every
+ * piece that follows until it is full (else a peer alternating 1-byte and
+ * small segments made each byte open a page of its own next to a clone:
+ * about 11 times the bytes). So what a message holds, complete or not, is
+ * at most RDS_TCP_SHARE_RATIO times the bytes received of it plus one
+ * buffer, whatever segment sizes the peer chooses (tcp_hostile_peer's
+ * partial_cost). When softirq cannot allocate, reading stops and the receive
  * worker carries on with GFP_KERNEL; the unread bytes wait in TCP (which
  * then closes its window). Nothing else stops reading: the core takes
  * every complete message (a receiver far over its budget drops it, so
@@ -28,10 +32,14 @@
 /* Payloads up to this size live in the incoming's own allocation. */
 #define RDS_TCP_INLINE_MAX	(PAGE_SIZE / 2)
 
-/* A piece of a received skb is shared only if the skb's whole memory is
- * at most this many times the piece; else the piece is copied.
+/* A piece of a received skb is shared only if the skb's whole memory and
+ * our clone of it are at most this many times the piece; else the piece
+ * is copied.
  */
-#define RDS_TCP_SHARE_RATIO	4
+#define RDS_TCP_SHARE_RATIO	2
+
+/* What a clone costs beyond the memory it shares. */
+#define RDS_TCP_CLONE_COST	SKB_DATA_ALIGN(sizeof(struct sk_buff))
 
 /* Our own buffers for copied pieces: one page each, head included. */
 #define RDS_TCP_COPY_BUF	SKB_WITH_OVERHEAD(PAGE_SIZE - NET_SKB_PAD)
@@ -153,14 +161,30 @@ static size_t rds_tcp_inc_fill(struct rds_tcp_incoming *tinc, u32 at,
 			       struct sk_buff *skb, unsigned int off,
 			       size_t n, gfp_t gfp)
 {
+	struct sk_buff *tail;
+	size_t done = 0, room;
+
 	if (rds_tcp_inc_inline(tinc)) {
 		if (skb_copy_bits(skb, off, tinc->ti_data + at, n))
 			return 0;
 		return n;
 	}
-	if (skb->truesize <= RDS_TCP_SHARE_RATIO * n)
-		return rds_tcp_inc_share(tinc, skb, off, n, gfp);
-	return rds_tcp_inc_copy(tinc, skb, off, n, tinc->ti_len - at, gfp);
+	tail = skb_peek_tail(&tinc->ti_segs);
+	if (tail && rds_tcp_seg(tail)->copy && skb_tailroom(tail)) {
+		/* Fill the open buffer first: a clone after it would close
+		 * it half empty.
+		 */
+		room = min_t(size_t, n, skb_tailroom(tail));
+		done = rds_tcp_inc_copy(tinc, skb, off, room, tinc->ti_len - at,
+					gfp);
+		if (done < room || done == n)
+			return done;
+	}
+	if (skb->truesize + RDS_TCP_CLONE_COST <= RDS_TCP_SHARE_RATIO * (n - done))
+		return done + rds_tcp_inc_share(tinc, skb, off + done, n - done,
+						gfp);
+	return done + rds_tcp_inc_copy(tinc, skb, off + done, n - done,
+				       tinc->ti_len - at - done, gfp);
 }
 
 struct rds_tcp_read_ctx {
