@@ -38,6 +38,7 @@ static void rds_sock_unlink(struct rds_sock *rs)
 
 	spin_lock_bh(&rn->sock_lock);
 	list_del_init(&rs->rs_item);
+	list_del_init(&rs->rs_cong_mon_item);
 	rn->sock_count--;
 	spin_unlock_bh(&rn->sock_lock);
 }
@@ -329,6 +330,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	INIT_LIST_HEAD(&rs->rs_zcookie_queue);
+	INIT_LIST_HEAD(&rs->rs_cong_mon_item);
 	xa_init_flags(&rs->rs_mrs, XA_FLAGS_LOCK_BH);
 	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
 	rs->rs_mr_keygen.kg_salt = get_random_u64();
@@ -366,6 +368,7 @@ static __net_init int rds_net_init(struct net *net)
 	rds_conn_net_init(rn);
 	spin_lock_init(&rn->sock_lock);
 	INIT_LIST_HEAD(&rn->sock_list);
+	INIT_LIST_HEAD(&rn->cong_mon_list);
 	spin_lock_init(&rn->cong_lock);
 	for (i = 0; i < ARRAY_SIZE(rn->cong_hash); i++)
 		INIT_HLIST_HEAD(&rn->cong_hash[i]);

@@ -15,6 +15,10 @@
  * below connections and sending. Telling peers about changes and taking
  * in theirs is cong_update.c's; the update message is built in
  * message.c.
+ *
+ * Locks: rds_net->cong_lock alone (the hash and the maps' references);
+ * rds_net->sock_lock, then a monitoring socket's rs_lock (the monitor
+ * walk).
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -165,15 +169,47 @@ const u8 *rds_cong_bits(const struct rds_cong_map *map)
 	return (const u8 *)map->m_bits;
 }
 
+/**
+ * rds_cong_monitor_set - RDS_CONG_MONITOR was turned on or off
+ * @rs: the socket
+ * @on: its new setting
+ *
+ * Monitoring sockets are listed apart, so that a freed port (a peer's
+ * map, as often as it likes to send one) costs a look at each of them,
+ * not at every socket of the namespace with bottom halves off.
+ *
+ * Context: process context, no RDS lock held.
+ */
+void rds_cong_monitor_set(struct rds_sock *rs, bool on)
+{
+	struct rds_net *rn = rds_net(rds_sock_net(rs));
+
+	spin_lock_bh(&rn->sock_lock);
+	spin_lock(&rs->rs_lock);
+	WRITE_ONCE(rs->rs_cong_monitor, on);
+	if (!on) {
+		rs->rs_cong_mask = 0;
+		rs->rs_cong_notify = 0;
+	}
+	spin_unlock(&rs->rs_lock);
+	if (!on)
+		list_del_init(&rs->rs_cong_mon_item);
+	else if (list_empty(&rs->rs_cong_mon_item))
+		list_add_tail(&rs->rs_cong_mon_item, &rn->cong_mon_list);
+	spin_unlock_bh(&rn->sock_lock);
+}
+
 /* Tell RDS_CONG_MONITOR sockets that ports in @bits (RDS_CONG_MONITOR_MASK
  * bits) are free again.
  */
 void rds_cong_notify_monitors(struct rds_net *rn, u64 bits)
 {
+	unsigned int visits = 0;
 	struct rds_sock *rs;
 
 	spin_lock_bh(&rn->sock_lock);
-	list_for_each_entry(rs, &rn->sock_list, rs_item) {
+	list_for_each_entry(rs, &rn->cong_mon_list, rs_cong_mon_item) {
+		visits++;
 		if (!READ_ONCE(rs->rs_cong_monitor))
 			continue;
 		spin_lock(&rs->rs_lock);
@@ -186,6 +222,7 @@ void rds_cong_notify_monitors(struct rds_net *rn, u64 bits)
 		spin_unlock(&rs->rs_lock);
 	}
 	spin_unlock_bh(&rn->sock_lock);
+	rds_stats_add(rn, RDS_STAT_CONG_MONITOR_VISITS, visits);
 }
 
 /**

@@ -113,6 +113,8 @@ struct rds_bind_key {
  *	once (sysctl)
  * @sock_sndbuf_factor: a socket's send total is this many destination
  *	budgets (sysctl)
+ * @cong_mon_list: sockets with RDS_CONG_MONITOR on (under @sock_lock):
+ *	a freed port looks at these only, not at every socket
  */
 struct rds_net {
 	struct net		*net;
@@ -149,6 +151,7 @@ struct rds_net {
 	struct rhashtable	dest_table;
 	int			sock_max_peers;
 	int			sock_sndbuf_factor;
+	struct list_head	cong_mon_list;
 };
 
 extern unsigned int rds_net_id;
@@ -288,6 +291,7 @@ struct rds_dest {
  * @rs_key_fails: RDMA key lookups of this socket's operations that
  *	failed in the window starting at @rs_key_window (loopback: rdma.c)
  * @rs_key_window: jiffies when that window started
+ * @rs_cong_mon_item: on rds_net->cong_mon_list while @rs_cong_monitor
  */
 struct rds_sock {
 	struct sock		rs_sk;
@@ -330,6 +334,7 @@ struct rds_sock {
 	unsigned int		rs_dests_busy;
 	atomic_t		rs_key_fails;
 	unsigned long		rs_key_window;
+	struct list_head	rs_cong_mon_item;
 };
 
 static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)
@@ -507,6 +512,7 @@ bool rds_cong_any(struct rds_cong_map *map);
 const u8 *rds_cong_bits(const struct rds_cong_map *map);
 u64 rds_cong_store(struct rds_cong_map *map, const u8 *new);
 void rds_cong_notify_monitors(struct rds_net *rn, u64 bits);
+void rds_cong_monitor_set(struct rds_sock *rs, bool on);
 int rds_cong_wait(struct rds_net *rn, struct rds_cong_map *map, __be16 port,
 		  bool nonblock, struct rds_sock *rs, long *timeo);
 enum rds_cong_change {

@@ -50,13 +50,7 @@ static int rds_set_cong_monitor(struct rds_sock *rs, sockptr_t optval,
 	ret = rds_set_bool(&on, optval, optlen);
 	if (ret)
 		return ret;
-	spin_lock_bh(&rs->rs_lock);
-	WRITE_ONCE(rs->rs_cong_monitor, on);
-	if (!on) {
-		rs->rs_cong_mask = 0;
-		rs->rs_cong_notify = 0;
-	}
-	spin_unlock_bh(&rs->rs_lock);
+	rds_cong_monitor_set(rs, on);
 	return 0;
 }
 

@@ -69,4 +69,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RDMA_KEY_THROTTLED]		= "rdma_key_throttled",
 	[RDS_STAT_LANES_REPROBE]		= "lanes_reprobe",
 	[RDS_STAT_RECV_DROP_MEMCG]		= "recv_drop_memcg",
+	[RDS_STAT_CONG_MONITOR_VISITS]		= "cong_monitor_visits",
 };

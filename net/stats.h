@@ -66,6 +66,7 @@ enum rds_stat {
 	RDS_STAT_RDMA_KEY_THROTTLED,	/* ours: RDMA refused after too many */
 	RDS_STAT_LANES_REPROBE,		/* ours: full count offered to SPORT_IDX */
 	RDS_STAT_RECV_DROP_MEMCG,	/* ours: receiver's memory cgroup full */
+	RDS_STAT_CONG_MONITOR_VISITS,	/* ours: monitors looked at for a freed port */
 	RDS_STAT_MAX,
 };
 
