@@ -25,7 +25,9 @@
  * were dropped as old: tcp_mpath). The answer shows the peer knows,
  * since a probe is learned from before it is answered.
  * Unlike Linux, a socket keeps the lane of its messages still queued to
- * that peer when the count changes, so its messages stay in order.
+ * that peer when the count changes, so its messages stay in order. Only
+ * sockets sending to the peer whose count changed look at their queue:
+ * a peer flipping its count as often as it likes costs others nothing.
  */
 #include <linux/jhash.h>
 #include <linux/random.h>
@@ -35,11 +37,27 @@
 /* How long a blocking send waits for the answer to its probe. */
 #define RDS_LANES_PROBE_WAIT	HZ
 
-/* Bumped whenever a peer's lane count may have changed: a socket that
- * saw the same value at its last send may trust its hash.
+/* Bumped whenever a peer's lane count may have changed; the peer's lane 0
+ * keeps the value (c_lanes_gen). A socket remembers the value it saw at a
+ * send with nothing queued (rs_lanes_gen): a peer whose count changed
+ * before that, or never, is one its hash is good for. 0 in rs_lanes_gen
+ * means "look first" (rds_lanes_unsettle()); 64-bit in practice, so it
+ * does not wrap.
  */
-static atomic_t rds_lanes_gen = ATOMIC_INIT(0);
+static atomic_long_t rds_lanes_gen = ATOMIC_LONG_INIT(1);
 static u32 rds_lanes_seed __read_mostly;
+
+/* @conn0's peer changed its count (stored before this): sockets sending
+ * to it look again.
+ */
+static void rds_lanes_changed(struct rds_connection *conn0)
+{
+	/* The increment is fully ordered: a sender that reads the new
+	 * generation, or this peer's copy of it, sees the count.
+	 */
+	smp_store_release(&conn0->c_lanes_gen,
+			  atomic_long_inc_return(&rds_lanes_gen));
+}
 
 /* Our lane limit toward @conn0's peer, by whether it has lane ids. */
 static unsigned int rds_lanes_max(struct rds_connection *conn0, bool ids)
@@ -242,9 +260,7 @@ learned:
 		WRITE_ONCE(conn0->c_peer_ids, ids);
 		/* Readers of the count see the ids (rds_conn_lanes()). */
 		smp_store_release(&conn0->c_npaths, n);
-		/* A sender that sees the new generation sees the count. */
-		smp_mb__before_atomic();
-		atomic_inc(&rds_lanes_gen);
+		rds_lanes_changed(conn0);
 	}
 	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 	if (reprobe) {
@@ -314,7 +330,7 @@ void rds_conn_lanes_retune(struct rds_connection *conn0)
 {
 	if (conn0->c_lane0)
 		return;
-	atomic_inc(&rds_lanes_gen);
+	rds_lanes_changed(conn0);
 	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 	rds_conn_probe(conn0);
 }
@@ -329,20 +345,42 @@ static unsigned int rds_lanes_hash(struct rds_sock *rs, unsigned int n)
 	return jhash_1word(be16_to_cpu(rs->rs_bound.port), rds_lanes_seed) % n;
 }
 
+/* The generations, read before the count: a count newer than they are
+ * makes the next send look again (pairs with rds_lanes_changed()).
+ */
+struct rds_lanes_gens {
+	unsigned long	gen;	/* rds_lanes_gen */
+	unsigned long	peer;	/* the peer's c_lanes_gen */
+};
+
+static void rds_lanes_read_gens(struct rds_connection *conn0,
+				struct rds_lanes_gens *g)
+{
+	/* Acquire: pairs with rds_lanes_changed()'s release. */
+	g->peer = smp_load_acquire(&conn0->c_lanes_gen);
+	g->gen = atomic_long_read_acquire(&rds_lanes_gen);
+}
+
 /* While @rs has messages queued to @conn0's peer that went out before
- * the lane count last changed, new ones follow them on their lane.
+ * its lane count last changed, new ones follow them on their lane.
  */
 static unsigned int rds_lanes_keep_order(struct rds_sock *rs,
 					 struct rds_connection *conn0,
-					 unsigned int lane, unsigned int gen)
+					 unsigned int lane,
+					 const struct rds_lanes_gens *g)
 {
+	unsigned long seen = READ_ONCE(rs->rs_lanes_gen);
 	struct rds_message *rm;
 
-	if (READ_ONCE(rs->rs_lanes_gen) == gen)
+	/* The peer's count last changed before a send of ours that found
+	 * nothing queued: what we queued since went by the count we use.
+	 */
+	if (seen && g->peer <= seen)
 		return lane;
+	rds_stats_inc(rds_net(rds_conn_net(conn0)), RDS_STAT_SEND_LANES_WALKS);
 	spin_lock_bh(&rs->rs_lock);
 	if (list_empty(&rs->rs_send_queue)) {
-		WRITE_ONCE(rs->rs_lanes_gen, gen);
+		WRITE_ONCE(rs->rs_lanes_gen, g->gen);
 	} else {
 		list_for_each_entry_reverse(rm, &rs->rs_send_queue,
 					    m_sock_item) {
@@ -365,7 +403,7 @@ static unsigned int rds_lanes_keep_order(struct rds_sock *rs,
  */
 void rds_lanes_unsettle(struct rds_sock *rs)
 {
-	WRITE_ONCE(rs->rs_lanes_gen, atomic_read(&rds_lanes_gen) - 1);
+	WRITE_ONCE(rs->rs_lanes_gen, 0);
 }
 
 /**
@@ -381,30 +419,28 @@ void rds_lanes_unsettle(struct rds_sock *rs)
 unsigned int rds_lanes_pick(struct rds_sock *rs, struct rds_connection *conn0,
 			    bool nonblock, long timeo)
 {
-	unsigned int gen, n;
+	struct rds_lanes_gens g;
+	unsigned int n;
 
 	if (max(rds_lanes_max(conn0, true), rds_lanes_max(conn0, false)) < 2)
 		return 0;
-	/* Before the count: a count newer than @gen makes the next send
-	 * look again (pairs with rds_lanes_learn()'s barrier).
-	 */
-	gen = atomic_read_acquire(&rds_lanes_gen);
+	rds_lanes_read_gens(conn0, &g);	/* before the count */
 	if (!READ_ONCE(conn0->c_npaths)) {
 		if (!rds_lanes_hash(rs, RDS_MPATH_WORKERS))
-			return rds_lanes_keep_order(rs, conn0, 0, gen);
+			return rds_lanes_keep_order(rs, conn0, 0, &g);
 		rds_conn_probe(conn0);
 		if (!nonblock && timeo > 0)
 			wait_event_interruptible_timeout(conn0->c_waitq,
 							 READ_ONCE(conn0->c_npaths),
 							 min_t(long, timeo,
 							       RDS_LANES_PROBE_WAIT));
-		gen = atomic_read_acquire(&rds_lanes_gen);	/* as above */
+		rds_lanes_read_gens(conn0, &g);	/* as above */
 		if (!READ_ONCE(conn0->c_npaths))
-			return rds_lanes_keep_order(rs, conn0, 0, gen);
+			return rds_lanes_keep_order(rs, conn0, 0, &g);
 	}
 	n = rds_conn_lanes(conn0, NULL);
 	return rds_lanes_keep_order(rs, conn0,
-				    n > 1 ? rds_lanes_hash(rs, n) : 0, gen);
+				    n > 1 ? rds_lanes_hash(rs, n) : 0, &g);
 }
 
 void rds_lanes_init(void)

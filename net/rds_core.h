@@ -256,7 +256,8 @@ struct rds_dest {
  * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
  * @rs_cong_map: congestion map of the bound address
  * @rs_lanes_gen: lane generation (net/lanes.c) seen at a send with nothing
- *	queued: while it is current, the port's hash picks the lane
+ *	queued: toward a peer whose lane count last changed no later, the
+ *	port's hash picks the lane (0: look at the queue first)
  * @rs_conn: connection of the last send; valid while the socket lives,
  *	since the socket pins the transports whose connections it uses
  * @rs_loop_transport: loopback transport pinned for local peers of a
@@ -305,7 +306,7 @@ struct rds_sock {
 	const struct rds_transport *rs_loop_transport;
 	struct rds_cong_map	*rs_cong_map;
 	struct rds_connection	*rs_conn;
-	unsigned int		rs_lanes_gen;
+	unsigned long		rs_lanes_gen;
 	struct list_head	rs_item;
 	struct xarray		rs_mrs;
 	struct rds_mr_keygen	rs_mr_keygen;

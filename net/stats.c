@@ -70,4 +70,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_LANES_REPROBE]		= "lanes_reprobe",
 	[RDS_STAT_RECV_DROP_MEMCG]		= "recv_drop_memcg",
 	[RDS_STAT_CONG_MONITOR_VISITS]		= "cong_monitor_visits",
+	[RDS_STAT_SEND_LANES_WALKS]		= "send_lanes_walks",
 };

@@ -67,6 +67,7 @@ enum rds_stat {
 	RDS_STAT_LANES_REPROBE,		/* ours: full count offered to SPORT_IDX */
 	RDS_STAT_RECV_DROP_MEMCG,	/* ours: receiver's memory cgroup full */
 	RDS_STAT_CONG_MONITOR_VISITS,	/* ours: monitors looked at for a freed port */
+	RDS_STAT_SEND_LANES_WALKS,	/* ours: send queue walks after a lane change */
 	RDS_STAT_MAX,
 };
 

@@ -2111,6 +2111,54 @@ static int t_cong_flap(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 25, item 11: one peer flipping its lane count must not make
+ * the sockets that send to other peers walk their send queues. 64
+ * sockets on the target each queue a message to a peer that never
+ * answers; this peer then announces 20 different lane counts; each
+ * socket sends again. Only sockets sending to the peer that flipped may
+ * walk (send_lanes_walks): the old code bumped one global generation,
+ * so all 64 walked.
+ */
+static int t_lane_count_flip(void)
+{
+	enum { SOCKS = 64, FLIPS = 20 };
+	uint32_t away = addr_add(opt.flood_base, 190);
+	struct rds_wire_sess s;
+	struct tgt_counts a, b;
+	struct tgt_socks t;
+	unsigned long long walks;
+	int i, pnp, pl, sent, answered = 0;
+
+	if (opt.flood_count < 191) {
+		DIAG("SKIP needs --flood-count 191");
+		return T_SKIP;
+	}
+	CHECK(tgt_socks_start(&t, SOCKS, 21000, 0, away) == 0);
+	CHECK(sess_open(&s, opt.src) == 0);
+	CHECK(rds_wire_ping(&s, 5220, 3000) == 1);
+	tgt_counts(&a);
+	for (i = 0; i < FLIPS; i++)
+		answered += lanes_probe(&s, -1, 1 + i % 8, 0, &pnp, &pl) == 1;
+	sent = tgt_socks_send(&t);
+	tgt_counts(&b);
+	/* Back to one lane for the cases after this one. */
+	lanes_probe(&s, 1, -1, 0, &pnp, &pl);
+	rds_wire_sess_close(&s);
+	tgt_socks_finish(&t);
+	walks = counter_of(&b, "send_lanes_walks") -
+		counter_of(&a, "send_lanes_walks");
+	OBS("%d lane counts announced (%d answered); then %d of %d sockets sending to %s sent again: send_lanes_walks +%llu",
+	    FLIPS, answered, sent, SOCKS, astr(away), walks);
+	CHECK(sent == SOCKS);
+	if (!is_ours)
+		return T_PASS;
+	CHECK(answered == FLIPS);
+	CHECK(counter_of(&b, "send_lanes_walks") > 0);
+	CHECK(walks < SOCKS / 8);
+	return T_PASS;
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -2144,6 +2192,7 @@ static const struct tcase cases[] = {
 	{ "half_open", t_half_open, -1 },
 	{ "partial_cost", t_partial_cost, -1 },
 	{ "cong_flap", t_cong_flap, 1 },
+	{ "lane_count_flip", t_lane_count_flip, 8 },
 };
 
 static int run_case(const struct tcase *tc, int idx)

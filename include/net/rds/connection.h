@@ -110,6 +110,9 @@ enum {
  * @c_all_item: on the list of every connection (connection.c)
  * @c_kill_item: on a killer's private list (connection.c)
  * @c_free_w: frees the connection from process context
+ * @c_lanes_gen: lane 0: value of lanes.c's generation when this peer's
+ *	lane count last changed (0: never); sockets sending to other peers
+ *	do not look at it
  * @c_tdata: the transport's per-connection state, conn_data_size bytes
  *
  * Transports read the fields down to @c_xmit_map (the last through
@@ -165,6 +168,7 @@ struct rds_connection {
 	struct list_head	c_all_item;
 	struct list_head	c_kill_item;
 	struct work_struct	c_free_w;
+	unsigned long		c_lanes_gen;
 	u64			c_tdata[];
 };
 
