@@ -1953,9 +1953,9 @@ static int t_partial_cost(void)
 	    (double)slab / (opened * (PART_BYTES / 1024.0)), limit, held,
 	    (double)held / (opened * (PART_BYTES / 1024.0)),
 	    limit + PART_NOISE_KB, freed);
-	CHECK(opened == PART_CONNS);
 	if (!is_ours)
-		return T_PASS;
+		return T_PASS;	/* Linux's cost, for the record */
+	CHECK(opened == PART_CONNS);
 	CHECK(slab <= limit);
 	CHECK(held <= limit + PART_NOISE_KB);
 	return T_PASS;
@@ -2078,6 +2078,10 @@ static int t_cong_flap(void)
 	long long t0, ms;
 	int i;
 
+	if (!is_ours) {
+		DIAG("SKIP ours only: the count of sockets looked at is ours");
+		return T_SKIP;
+	}
 	CHECK(tgt_socks_start(&t, SOCKS, 20000, 1, 0) == 0);
 	CHECK(sess_open(&s, opt.src) == 0);
 	CHECK(rds_wire_ping(&s, 5210, 3000) == 1);
@@ -2100,8 +2104,6 @@ static int t_cong_flap(void)
 	OBS("%d sockets + 1 monitor; %d maps flapping (%llu received) in %lld ms: cong_monitor_visits +%llu",
 	    SOCKS, MAPS, got, ms, visits);
 	CHECK(got == MAPS);
-	if (!is_ours)
-		return T_PASS;
 	/* The monitor is looked at (the counter exists and counts)... */
 	CHECK(visits >= 1);
 	/* ...and nothing else: one visit per freeing map (and a few for
@@ -2130,8 +2132,9 @@ static int t_lane_count_flip(void)
 	unsigned long long walks;
 	int i, pnp, pl, sent, answered = 0;
 
-	if (opt.flood_count < 191) {
-		DIAG("SKIP needs --flood-count 191");
+	if (opt.flood_count < 191 || !is_ours) {
+		DIAG("SKIP %s", is_ours ? "needs --flood-count 191" :
+		     "ours only: the count of walks is ours");
 		return T_SKIP;
 	}
 	CHECK(tgt_socks_start(&t, SOCKS, 21000, 0, away) == 0);
@@ -2151,8 +2154,6 @@ static int t_lane_count_flip(void)
 	OBS("%d lane counts announced (%d answered); then %d of %d sockets sending to %s sent again: send_lanes_walks +%llu",
 	    FLIPS, answered, sent, SOCKS, astr(away), walks);
 	CHECK(sent == SOCKS);
-	if (!is_ours)
-		return T_PASS;
 	CHECK(answered == FLIPS);
 	CHECK(counter_of(&b, "send_lanes_walks") > 0);
 	CHECK(walks < SOCKS / 8);
