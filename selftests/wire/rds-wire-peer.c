@@ -1860,6 +1860,24 @@ static long meminfo_kb(const char *key)
 	return r;
 }
 
+/* A kernel that tracks every allocation (kmemleak: its objects have a
+ * slab of their own). Asked through /proc: `ip netns exec` gives us a
+ * /sys without debugfs.
+ */
+static int debug_kernel(void)
+{
+	char l[256];
+	int found = 0;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(l, sizeof(l), f))
+		found = !strncmp(l, "kmemleak_object ", 16);
+	fclose(f);
+	return found;
+}
+
 /* Write @len bytes as one segment of their own (TCP_NODELAY is on;
  * MSG_EOR keeps the next write out of this skb).
  */
@@ -1956,6 +1974,15 @@ static int t_partial_cost(void)
 	if (!is_ours)
 		return T_PASS;	/* Linux's cost, for the record */
 	CHECK(opened == PART_CONNS);
+	if (debug_kernel()) {
+		/* The debug kernel: every allocation carries a tracking
+		 * object and KASAN keeps freed ones in quarantine (Slab
+		 * +12256 to 13896 kB there for 5108 kB): the traffic ran
+		 * under its checks, the measure means nothing.
+		 */
+		DIAG("SKIP memory not measurable with kmemleak/KASAN");
+		return T_SKIP;
+	}
 	CHECK(slab <= limit);
 	CHECK(held <= limit + PART_NOISE_KB);
 	return T_PASS;
@@ -2135,6 +2162,16 @@ static int t_lane_count_flip(void)
 	if (opt.flood_count < 191 || !is_ours) {
 		DIAG("SKIP %s", is_ours ? "needs --flood-count 191" :
 		     "ours only: the count of walks is ours");
+		return T_SKIP;
+	}
+	/* The peer must never answer: tcp_hostile_peer.sh rejects the
+	 * target's connections to our addresses with nft (and then has us
+	 * listen on 26385). Without it (the debug kernel has no nf_tables)
+	 * our namespace's own RDS answers, the target learns that peer's
+	 * lane count, and its senders rightly look again.
+	 */
+	if (opt.listen_port == RDS_WIRE_TCP_PORT) {
+		DIAG("SKIP needs the nft reject of tcp_hostile_peer.sh");
 		return T_SKIP;
 	}
 	CHECK(tgt_socks_start(&t, SOCKS, 21000, 0, away) == 0);
