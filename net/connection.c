@@ -26,6 +26,14 @@
  * keyed by its index too. A lane other than 0 holds a reference to lane
  * 0, and the reaper retires lanes only with or before their lane 0.
  *
+ * Peers' connections (rds_conn_accept*()) are bounded three ways: all
+ * of them together by the namespace's cap less a reserve for our own
+ * sends, each peer's (an IPv4 address, an IPv6 prefix) by
+ * net.rds.peer_max_connections, and at the shared cap a new peer may
+ * evict the least recently used idle one a peer made. The per-peer
+ * counts and the eviction list live under conn_lock with the hash, so
+ * a count is exact whenever a connection is hashed or unhashed.
+ *
  * Lock order (outer first): rds_connection->c_cm_mutex (then the
  * transport's own connection locks); rds_net->conn_lock,
  * rds_conn_all_lock, rds_connection->c_lock.
@@ -61,6 +69,19 @@ struct rds_conn_tomb {
 	u64			t_next_rx_seq;
 };
 
+/* One peer for net.rds.peer_max_connections: its connections hashed
+ * and made for its attempts. A peer is an IPv4 address or an IPv6
+ * prefix (/64 by default: a host picks its own interface identifiers);
+ * a link-local address is one peer on its link (there the prefix is
+ * the link, shared by every neighbour).
+ */
+struct rds_conn_peer {
+	struct hlist_node	p_node;		/* rds_net->peer_hash */
+	struct in6_addr		p_key;
+	int			p_dev_if;
+	unsigned int		p_count;
+};
+
 /* Seeded per namespace: a peer that picks its addresses (IPv6 gives it
  * plenty) cannot aim them all at one bucket, walked under conn_lock with
  * bottom halves off.
@@ -93,6 +114,55 @@ rds_conn_lookup_rcu(struct hlist_head *head, const struct in6_addr *laddr,
 			return conn;
 	}
 	return NULL;
+}
+
+static void rds_conn_peer_key(struct rds_net *rn, const struct in6_addr *faddr,
+			      struct in6_addr *key)
+{
+	if (ipv6_addr_v4mapped(faddr) ||
+	    (ipv6_addr_type(faddr) & IPV6_ADDR_LINKLOCAL))
+		*key = *faddr;
+	else
+		ipv6_addr_prefix(key, faddr, READ_ONCE(rn->peer_ipv6_prefix));
+}
+
+static struct hlist_head *rds_conn_peer_head(struct rds_net *rn,
+					     const struct in6_addr *key,
+					     int dev_if)
+{
+	return &rn->peer_hash[hash_32(jhash(key, sizeof(*key),
+					    rn->hash_seed ^ dev_if),
+				      RDS_CONN_HASH_BITS)];
+}
+
+static struct rds_conn_peer *rds_conn_peer_find_locked(struct rds_net *rn,
+						       const struct in6_addr *key,
+						       int dev_if)
+{
+	struct rds_conn_peer *p;
+
+	lockdep_assert_held(&rn->conn_lock);
+	hlist_for_each_entry(p, rds_conn_peer_head(rn, key, dev_if), p_node)
+		if (ipv6_addr_equal(&p->p_key, key) && p->p_dev_if == dev_if)
+			return p;
+	return NULL;
+}
+
+/* @conn is being unhashed: it no longer counts against its peer. */
+static void rds_conn_peer_put_locked(struct rds_net *rn,
+				     struct rds_connection *conn)
+{
+	struct rds_conn_peer *p = conn->c_peer;
+
+	lockdep_assert_held(&rn->conn_lock);
+	list_del_init(&conn->c_peer_item);
+	if (!p)
+		return;
+	conn->c_peer = NULL;
+	if (--p->p_count)
+		return;
+	hlist_del(&p->p_node);
+	kfree(p);
 }
 
 /* Lane @k of @conn0's peer, if it is hashed; the caller holds the RCU
@@ -252,6 +322,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 			 0);
 	INIT_LIST_HEAD(&conn->c_all_item);
 	INIT_LIST_HEAD(&conn->c_kill_item);
+	INIT_LIST_HEAD(&conn->c_peer_item);
 	INIT_WORK(&conn->c_free_w, rds_conn_free_worker);
 
 	conn->c_lcong = rds_cong_map_get(rn, laddr);
@@ -316,6 +387,112 @@ static unsigned int rds_conn_cap(struct rds_net *rn, bool peer)
 	return peer ? max - DIV_ROUND_UP(max, 8) : max;
 }
 
+static unsigned int rds_conn_reap_peer_locked(struct rds_net *rn,
+					      struct rds_connection *conn0,
+					      unsigned long idle,
+					      struct list_head *list);
+static bool rds_conn_looks_idle(struct rds_connection *conn,
+				unsigned long idle);
+
+/* How many of peer_conns one eviction looks at: the scan runs with
+ * bottom halves off, at every attempt a full table sees.
+ */
+#define RDS_CONN_EVICT_SCAN	64
+
+/* The peers' share is full: free a slot by evicting the least recently
+ * used of the first RDS_CONN_EVICT_SCAN connections peers made that is
+ * idle (rds_conn_looks_idle() for net.rds.peer_evict_idle_ms, nothing
+ * queued or unacked: rds_conn_retire_if_idle_locked()), with its idle
+ * lanes. Those found busy go to the tail, so the next scan sees others.
+ * What is evicted goes, unhashed, onto @rn->evict_list for evict_w.
+ */
+static bool rds_conn_evict_locked(struct rds_net *rn)
+{
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(rn->peer_evict_idle_ms));
+	struct rds_connection *conn, *tmp, *lru = NULL;
+	unsigned int n = 0, evicted;
+	LIST_HEAD(busy);
+
+	lockdep_assert_held(&rn->conn_lock);
+	list_for_each_entry_safe(conn, tmp, &rn->peer_conns, c_peer_item) {
+		if (n++ == RDS_CONN_EVICT_SCAN)
+			break;
+		if (!rds_conn_looks_idle(conn, idle)) {
+			list_move_tail(&conn->c_peer_item, &busy);
+			continue;
+		}
+		if (!lru || time_before(READ_ONCE(conn->c_last_used),
+					READ_ONCE(lru->c_last_used)))
+			lru = conn;
+	}
+	list_splice_tail(&busy, &rn->peer_conns);
+	if (!lru)
+		return false;
+	evicted = rds_conn_reap_peer_locked(rn, lru, idle, &rn->evict_list);
+	rds_stats_add(rn, RDS_STAT_CONN_PEER_EVICTED, evicted);
+	return evicted;
+}
+
+/* May a connection for @faddr's attempt be hashed now? Under conn_lock,
+ * with @spare a zeroed peer entry for a peer not yet counted (taken, and
+ * set to NULL, if used). Sets @conn->c_peer on success, and @evicted
+ * if it evicted a connection for it.
+ */
+static int rds_conn_admit_peer_locked(struct rds_net *rn,
+				      struct rds_connection *conn,
+				      struct rds_conn_peer **spare,
+				      bool *evicted)
+{
+	struct rds_conn_peer *p;
+	struct in6_addr key;
+
+	lockdep_assert_held(&rn->conn_lock);
+	rds_conn_peer_key(rn, &conn->c_faddr, &key);
+	p = rds_conn_peer_find_locked(rn, &key, conn->c_dev_if);
+	if (p && p->p_count >= rds_peer_max_connections(rn)) {
+		rds_stats_inc(rn, RDS_STAT_CONN_PER_PEER_OVER_CAP);
+		return -ENOBUFS;
+	}
+	if (rn->conn_count >= rds_conn_cap(rn, true)) {
+		*evicted = rds_conn_evict_locked(rn);
+		if (rn->conn_count >= rds_conn_cap(rn, true)) {
+			rds_stats_inc(rn, RDS_STAT_CONN_PEER_OVER_CAP);
+			return -ENOBUFS;
+		}
+	}
+	/* The eviction may have freed this peer's own entry. */
+	p = rds_conn_peer_find_locked(rn, &key, conn->c_dev_if);
+	if (!p) {
+		p = *spare;
+		*spare = NULL;
+		p->p_key = key;
+		p->p_dev_if = conn->c_dev_if;
+		hlist_add_head(&p->p_node,
+			       rds_conn_peer_head(rn, &key, conn->c_dev_if));
+	}
+	p->p_count++;
+	conn->c_peer = p;
+	if (!conn->c_lane)
+		list_add_tail(&conn->c_peer_item, &rn->peer_conns);
+	return 0;
+}
+
+static void rds_conn_kill_list(struct list_head *list);
+
+/* Kills what evictions unhashed: from rds_wq, since killing sleeps and
+ * a transport may create connections from its CM handler.
+ */
+static void rds_conn_evict_worker(struct work_struct *work)
+{
+	struct rds_net *rn = container_of(work, struct rds_net, evict_w);
+	LIST_HEAD(list);
+
+	spin_lock_bh(&rn->conn_lock);
+	list_splice_init(&rn->evict_list, &list);
+	spin_unlock_bh(&rn->conn_lock);
+	rds_conn_kill_list(&list);
+}
+
 /* rds_conn_create(), rds_conn_lane() and their rds_conn_accept*() twins
  * (@peer: made for a peer's attempt); @conn0 is lane 0 for a @lane > 0.
  */
@@ -329,6 +506,8 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	u32 h = rds_conn_hash(rn, laddr, faddr, trans->type, tos, lane);
 	struct hlist_head *head = &rn->conn_hash[h];
 	struct rds_connection *conn, *found;
+	struct rds_conn_peer *spare = NULL;
+	bool evicted = false;
 	int ret = 0;
 
 	rcu_read_lock();
@@ -345,16 +524,24 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	 */
 	if (!try_module_get(trans->owner))
 		return ERR_PTR(-ENETUNREACH);
-	/* At the cap: fail before allocating (checked again below). */
-	if (READ_ONCE(rn->conn_count) >= rds_conn_cap(rn, peer)) {
+	/* At the cap: fail before allocating (checked again below). A
+	 * peer's attempt is judged under the lock, where it may evict.
+	 */
+	if (!peer && READ_ONCE(rn->conn_count) >= rds_conn_cap(rn, peer)) {
 		module_put(trans->owner);
-		if (peer)
-			rds_stats_inc(rn, RDS_STAT_CONN_PEER_OVER_CAP);
 		return ERR_PTR(-ENOBUFS);
+	}
+	if (peer) {
+		spare = kzalloc(sizeof(*spare), gfp | __GFP_ACCOUNT);
+		if (!spare) {
+			module_put(trans->owner);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 	conn = rds_conn_alloc(net, laddr, faddr, trans, tos, dev_if, lane,
 			      conn0, gfp);
 	if (!conn) {
+		kfree(spare);
 		module_put(trans->owner);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -369,11 +556,12 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	} else if (conn0 && hlist_unhashed(&conn0->c_hash_node)) {
 		/* Lane 0 is being killed: its lanes go with it. */
 		ret = -ENETUNREACH;
+	} else if (peer) {
+		ret = rds_conn_admit_peer_locked(rn, conn, &spare, &evicted);
 	} else if (rn->conn_count >= rds_conn_cap(rn, peer)) {
 		ret = -ENOBUFS;
-		if (peer)
-			rds_stats_inc(rn, RDS_STAT_CONN_PEER_OVER_CAP);
-	} else {
+	}
+	if (!found && !ret) {
 		rds_conn_restore_seq_locked(rn, conn, &rn->tomb_hash[h]);
 		refcount_inc(&conn->c_refs);	/* the table's */
 		hlist_add_head_rcu(&conn->c_hash_node, head);
@@ -385,6 +573,9 @@ __rds_conn_create(struct net *net, const struct in6_addr *laddr,
 	}
 	spin_unlock_bh(&rn->conn_lock);
 
+	kfree(spare);
+	if (evicted)
+		queue_work(rds_wq, &rn->evict_w);
 	if (found || ret) {
 		rds_conn_release(conn, true);
 		kfree(conn);
@@ -843,6 +1034,7 @@ static void rds_conn_unhash_locked(struct rds_net *rn,
 	lockdep_assert_held(&rn->conn_lock);
 	hlist_del_init_rcu(&conn->c_hash_node);
 	WRITE_ONCE(rn->conn_count, rn->conn_count - 1);
+	rds_conn_peer_put_locked(rn, conn);
 	/* Under c_lock: a sender that queues after this sees it. */
 	spin_lock(&conn->c_lock);
 	set_bit(RDS_CONN_DESTROYING, &conn->c_flags);
@@ -1018,11 +1210,14 @@ void rds_conn_net_exit(struct rds_net *rn)
 	rn->conns_closed = true;	/* workers create nothing from now on */
 	spin_unlock_bh(&rn->conn_lock);
 	cancel_delayed_work_sync(&rn->reap_w);
+	/* Nothing is evicted once conns_closed is set. */
+	flush_work(&rn->evict_w);
 	rds_conn_collect(rn, &list, rds_conn_any, NULL);
 	rds_conn_kill_list(&list);
 	/* conns_closed: nothing was created after that walk. */
 	wait_event(rds_conn_freed_wq, rds_conn_all_freed(rds_conn_in_net,
 							 rn->net));
+	cancel_work_sync(&rn->evict_w);
 	list_for_each_entry_safe(t, tmp, &rn->tomb_list, t_item)
 		kfree(t);
 	INIT_LIST_HEAD(&rn->tomb_list);
@@ -1302,6 +1497,11 @@ void rds_conn_net_init(struct rds_net *rn)
 	}
 	INIT_LIST_HEAD(&rn->tomb_list);
 	INIT_DELAYED_WORK(&rn->reap_w, rds_conn_reap_worker);
+	for (i = 0; i < ARRAY_SIZE(rn->peer_hash); i++)
+		INIT_HLIST_HEAD(&rn->peer_hash[i]);
+	INIT_LIST_HEAD(&rn->peer_conns);
+	INIT_LIST_HEAD(&rn->evict_list);
+	INIT_WORK(&rn->evict_w, rds_conn_evict_worker);
 }
 
 int rds_conn_init(void)

@@ -77,7 +77,8 @@ struct rds_bind_key {
  * @bind_mutex: serializes inserts into @bind_table
  * @hash_seed: random, keys @conn_hash, @tomb_hash and @cong_hash
  * @conn_lock: serializes writers of @conn_hash and the fields down to
- *	@tomb_count (hash readers use RCU)
+ *	@tomb_count, and @peer_hash, @peer_conns, @evict_list (hash
+ *	readers use RCU)
  * @conn_hash: connections by addresses, TOS and transport
  * @conn_count: connections in @conn_hash
  * @conns_closed: the namespace is dying: no new connections
@@ -115,6 +116,18 @@ struct rds_bind_key {
  *	budgets (sysctl)
  * @cong_mon_list: sockets with RDS_CONG_MONITOR on (under @sock_lock):
  *	a freed port looks at these only, not at every socket
+ * @peer_hash: peers (an address or IPv6 prefix) holding connections they
+ *	made, with their counts (under @conn_lock)
+ * @peer_conns: lane 0 of every connection a peer made, oldest first,
+ *	where eviction looks (under @conn_lock)
+ * @evict_list: evicted connections, unhashed, waiting for @evict_w
+ *	(under @conn_lock)
+ * @evict_w: kills what is on @evict_list (killing sleeps)
+ * @peer_max_connections: connections one peer's attempts may make
+ *	(sysctl)
+ * @peer_evict_idle_ms: a peer-made connection unused this long may be
+ *	evicted for a new peer at the cap (sysctl)
+ * @peer_ipv6_prefix: IPv6 prefix length that makes one peer (sysctl)
  */
 struct rds_net {
 	struct net		*net;
@@ -152,6 +165,13 @@ struct rds_net {
 	int			sock_max_peers;
 	int			sock_sndbuf_factor;
 	struct list_head	cong_mon_list;
+	struct hlist_head	peer_hash[1 << RDS_CONN_HASH_BITS];
+	struct list_head	peer_conns;
+	struct list_head	evict_list;
+	struct work_struct	evict_w;
+	int			peer_max_connections;
+	int			peer_evict_idle_ms;
+	int			peer_ipv6_prefix;
 };
 
 extern unsigned int rds_net_id;
@@ -175,6 +195,12 @@ static inline int rds_max_connections(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->max_connections),
 			     READ_ONCE(rds_net(&init_net)->max_connections));
+}
+
+static inline int rds_peer_max_connections(struct rds_net *rn)
+{
+	return rds_net_clamp(rn, READ_ONCE(rn->peer_max_connections),
+			     READ_ONCE(rds_net(&init_net)->peer_max_connections));
 }
 
 static inline int rds_conn_idle_ms(struct rds_net *rn)

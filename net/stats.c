@@ -71,4 +71,6 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_RECV_DROP_MEMCG]		= "recv_drop_memcg",
 	[RDS_STAT_CONG_MONITOR_VISITS]		= "cong_monitor_visits",
 	[RDS_STAT_SEND_LANES_WALKS]		= "send_lanes_walks",
+	[RDS_STAT_CONN_PER_PEER_OVER_CAP]	= "conn_per_peer_over_cap",
+	[RDS_STAT_CONN_PEER_EVICTED]		= "conn_peer_evicted",
 };

@@ -68,6 +68,8 @@ enum rds_stat {
 	RDS_STAT_RECV_DROP_MEMCG,	/* ours: receiver's memory cgroup full */
 	RDS_STAT_CONG_MONITOR_VISITS,	/* ours: monitors looked at for a freed port */
 	RDS_STAT_SEND_LANES_WALKS,	/* ours: send queue walks after a lane change */
+	RDS_STAT_CONN_PER_PEER_OVER_CAP, /* ours: a peer at its own cap */
+	RDS_STAT_CONN_PEER_EVICTED,	/* ours: idle peer-made ones evicted */
 	RDS_STAT_MAX,
 };
 

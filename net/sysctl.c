@@ -16,6 +16,8 @@ static int rds_sysctl_min_connect_ms = 100;
 static int rds_sysctl_zero;
 static int rds_sysctl_max_peers = 65536;
 static int rds_sysctl_max_factor = 1024;
+static int rds_sysctl_min_v6_prefix = 32;
+static int rds_sysctl_max_v6_prefix = 128;
 
 /* A shorter idle time takes effect now, not after the old period. */
 static int rds_sysctl_idle_ms(rds_ctl_table *table, int write,
@@ -123,6 +125,32 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.extra1		= &rds_sysctl_one,
 		.extra2		= &rds_sysctl_max_factor,
 	},
+	{
+		/* Ours: connections one peer's attempts may make. */
+		.procname	= "peer_max_connections",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_one,
+		.extra2		= &rds_sysctl_max_conns,
+	},
+	{
+		/* Ours: idle this long, a peer's connection may be evicted. */
+		.procname	= "peer_evict_idle_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_min_idle_ms,
+	},
+	{
+		/* Ours: the IPv6 prefix that is one peer. */
+		.procname	= "peer_ipv6_prefix",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_min_v6_prefix,
+		.extra2		= &rds_sysctl_max_v6_prefix,
+	},
 	{ }	/* the end, for kernels that look for it (compat.h) */
 };
 
@@ -145,6 +173,10 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	/* UEK's default; ours: what a socket queues in all is bounded. */
 	rn->sock_max_peers = 8192;
 	rn->sock_sndbuf_factor = 8;
+	/* 8 lanes x 4 TOS values. */
+	rn->peer_max_connections = 32;
+	rn->peer_evict_idle_ms = 10 * MSEC_PER_SEC;
+	rn->peer_ipv6_prefix = 64;
 
 	table = kmemdup(rds_sysctl_template, sizeof(rds_sysctl_template),
 			GFP_KERNEL);
@@ -161,6 +193,9 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	table[8].data = &rn->orphan_max_kb;
 	table[9].data = &rn->sock_max_peers;
 	table[10].data = &rn->sock_sndbuf_factor;
+	table[11].data = &rn->peer_max_connections;
+	table[12].data = &rn->peer_evict_idle_ms;
+	table[13].data = &rn->peer_ipv6_prefix;
 
 	rn->sysctl_hdr = rds_register_net_sysctl(rn->net, "net/rds", table,
 						 ARRAY_SIZE(rds_sysctl_template) - 1);

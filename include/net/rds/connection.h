@@ -19,6 +19,7 @@
 #include <net/net_namespace.h>
 
 struct rds_transport;
+struct rds_conn_peer;
 struct rds_cong_map;
 
 enum rds_conn_state {
@@ -113,6 +114,9 @@ enum {
  * @c_lanes_gen: lane 0: value of lanes.c's generation when this peer's
  *	lane count last changed (0: never); sockets sending to other peers
  *	do not look at it
+ * @c_peer: made for a peer's attempt: the peer it counts against
+ *	(connection.c, under the namespace's conn_lock)
+ * @c_peer_item: lane 0 made for a peer: on the namespace's peer_conns
  * @c_tdata: the transport's per-connection state, conn_data_size bytes
  *
  * Transports read the fields down to @c_xmit_map (the last through
@@ -169,6 +173,8 @@ struct rds_connection {
 	struct list_head	c_kill_item;
 	struct work_struct	c_free_w;
 	unsigned long		c_lanes_gen;
+	struct rds_conn_peer	*c_peer;
+	struct list_head	c_peer_item;
 	u64			c_tdata[];
 };
 
