@@ -52,6 +52,7 @@ static struct {
 };
 
 static int is_ours;	/* the target runs our rds_tcp (checks get strict) */
+static int churn_seconds = 4;	/* accept_churn's length (--churn-seconds) */
 
 static void die(const char *fmt, ...)
 {
@@ -381,6 +382,48 @@ static void tgt_counts(struct tgt_counts *c)
 		c->ok = 0;
 	close(p[0]);
 	waitpid(pid, NULL, 0);
+}
+
+/* The target's connections to @n addresses from @base, and to @also
+ * (if not 0): -1 when RDS_INFO cannot be read.
+ */
+static int tgt_conns_from(uint32_t base, int n, uint32_t also)
+{
+	int p[2], r = -1;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		static struct rds_info_connection ic[4096];
+		socklen_t len = sizeof(ic);
+		int fd, i, cnt = -1;
+
+		close(p[0]);
+		enter_target();
+		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		if (fd >= 0 &&
+		    getsockopt(fd, SOL_RDS, RDS_INFO_CONNECTIONS, ic, &len) >= 0) {
+			cnt = 0;
+			for (i = 0; i < (int)(len / sizeof(ic[0])); i++) {
+				uint32_t off = ntohl(ic[i].faddr) - ntohl(base);
+
+				if (off < (uint32_t)n ||
+				    (also && ic[i].faddr == also))
+					cnt++;
+			}
+		}
+		if (write(p[1], &cnt, sizeof(cnt)) != sizeof(cnt))
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &r, sizeof(r)) != sizeof(r))
+		r = -1;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return r;
 }
 
 /* Print counters that changed between @a and @b as diagnostics. */
@@ -1015,7 +1058,17 @@ static int t_handshake_ext(void)
  */
 
 /* A session from a source port whose low 3 bits are @lane. */
+static int lane_sess_open_from(struct rds_wire_sess *s, uint32_t src,
+			       int lane);
+
 static int lane_sess_open(struct rds_wire_sess *s, int lane)
+{
+	return lane_sess_open_from(s, opt.src, lane);
+}
+
+/* A connection from @src whose source port names @lane. */
+static int lane_sess_open_from(struct rds_wire_sess *s, uint32_t src,
+			       int lane)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct timeval tmo = { .tv_sec = 3 };
@@ -1028,14 +1081,14 @@ static int lane_sess_open(struct rds_wire_sess *s, int lane)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		/* connect() gives up after this too */
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
-		sa.sin_addr.s_addr = opt.src;
+		sa.sin_addr.s_addr = src;
 		sa.sin_port = htons(40000 + 8 * rndn(2500) + lane);
 		if (!bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 			sa.sin_addr.s_addr = opt.dst;
 			sa.sin_port = htons(RDS_WIRE_TCP_PORT);
 			if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 				rds_wire_sess_init(s, fd);
-				s->laddr = opt.src;
+				s->laddr = src;
 				s->faddr = opt.dst;
 				return 0;
 			}
@@ -1606,6 +1659,281 @@ static int t_conn_reserve(void)
 	CHECK(counter_of(&b, "conn_peer_over_cap") >
 	      counter_of(&a, "conn_peer_over_cap"));
 	CHECK(n == 1);
+	return T_PASS;
+}
+
+#define CTR_DELTA(b, a, name) \
+	((unsigned long long)(counter_of(b, name) - counter_of(a, name)))
+
+/*
+ * One peer holds at most net.rds.peer_max_connections connections it
+ * made (issue 25, item 7; a peer is an IPv4 address or an IPv6 /64).
+ * With the cap at 3, one address names lanes 0..7 (lane ids on, each
+ * lane its own connection): lanes 0..2 are taken (pings answered), the
+ * other 5 refused and counted in conn_per_peer_over_cap, and the target
+ * holds at most 3 more connections; a second address still gets one.
+ * On the old code all 8 lanes were taken.
+ */
+static int t_peer_cap(void)
+{
+	const char *path = "/proc/sys/net/rds/peer_max_connections";
+	uint32_t a1 = addr_add(opt.flood_base, 60), a2 = addr_add(opt.flood_base, 61);
+	struct rds_wire_sess l[8], s2;
+	struct tgt_counts a, b;
+	int k, ok = 0, open = 0, other = 0, held, old, pnp, pl;
+
+	if (opt.flood_count < 62 || !is_ours) {
+		DIAG("SKIP %s", is_ours ? "needs --flood-count 62" :
+		     "ours only (Linux has no per-peer cap)");
+		return T_SKIP;
+	}
+	old = tgt_sysctl(path, 3);
+	tgt_counts(&a);
+	for (k = 0; k < 8; k++) {
+		if (lane_sess_open_from(&l[k], a1, k)) {
+			l[k].fd = -1;
+			continue;
+		}
+		open++;
+		/* A plain pong to the target's own probe would tell it we
+		 * have one lane and no ids: leave its probes unanswered.
+		 */
+		l[k].answer_pings = 0;
+		/* Lane ids on, 8 lanes: each source port names its lane. */
+		if (!k && lanes_probe(&l[0], 8, 8, 0, &pnp, &pl) != 1)
+			DIAG("lane 0: probe unanswered");
+		if (rds_wire_ping(&l[k], 7500 + k, k ? 2000 : 3000) == 1)
+			ok++;
+	}
+	sleep_ms(300);
+	tgt_counts(&b);
+	held = tgt_conns_from(a1, 1, 0);
+	if (!sess_open(&s2, a2)) {
+		other = rds_wire_ping(&s2, 7510, 3000) == 1;
+		rds_wire_sess_close(&s2);
+	}
+	for (k = 0; k < 8; k++)
+		if (l[k].fd >= 0)
+			rds_wire_sess_close(&l[k]);
+	if (old > 0)
+		tgt_sysctl(path, old);
+	OBS("cap 3 per peer: %s named lanes 0..7 (%d connected): %d answered; "
+	    "the target holds %d to it (all: %d -> %d), "
+	    "conn_per_peer_over_cap +%llu; %s then: %s", astr(a1), open, ok,
+	    held, a.conns, b.conns,
+	    CTR_DELTA(&b, &a, "conn_per_peer_over_cap"), astr(a2),
+	    other ? "answered" : "NOT answered");
+	CHECK(old > 0);
+	CHECK(ok == 3);
+	CHECK(held >= 1 && held <= 3);
+	CHECK(CTR_DELTA(&b, &a, "conn_per_peer_over_cap") >= 5);
+	CHECK(other);
+	return T_PASS;
+}
+
+/* Read what @s has been sent for up to @ms (frames are dropped). */
+static void sess_drain(struct rds_wire_sess *s, int ms)
+{
+	long long end = rds_wire_now_ms() + ms;
+
+	while (rds_wire_now_ms() < end && rds_wire_recv_frame(s, 200) >= 0)
+		;
+}
+
+/*
+ * At the peers' share of the cap a new peer evicts the least recently
+ * used idle connection a peer made, never one with traffic (issue 25,
+ * item 7). max_connections goes to what the target holds plus 16. A
+ * busy peer first: the target queues 64 x 64 KiB to it, which it does
+ * not read (its messages stay queued and unacked). Then flood addresses
+ * each ping once until one is refused (the share is full; eviction is
+ * off meanwhile: peer_evict_idle_ms 60000). With peer_evict_idle_ms at
+ * 1000 and 1.5 s later, a new address connects: its ping is answered,
+ * conn_peer_evicted grew by 1 to 2, and the busy peer's connection is
+ * still the same (a ping on it answered). On the old code the new
+ * address was refused.
+ */
+static int t_peer_evict(void)
+{
+	const char *pmax = "/proc/sys/net/rds/max_connections";
+	const char *pidle = "/proc/sys/net/rds/peer_evict_idle_ms";
+	uint32_t busy_a = addr_add(opt.flood_base, 70);
+	uint32_t fresh = addr_add(opt.flood_base, 199);
+	int i, filled = 0, refused = 0, n, err = 0, rcv = 4096, newok, busyok;
+	int old_max, old_idle;
+	struct rds_wire_sess busy, s;
+	struct tgt_counts a, b, c;
+
+	if (opt.flood_count < 200 || !is_ours) {
+		DIAG("SKIP %s", is_ours ? "needs --flood-count 200" :
+		     "ours only (Linux has no connection cap)");
+		return T_SKIP;
+	}
+	tgt_counts(&a);
+	old_max = tgt_sysctl(pmax, a.conns + 16);
+	old_idle = tgt_sysctl(pidle, 60000);
+	CHECK(sess_open(&busy, busy_a) == 0);
+	setsockopt(busy.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	CHECK(rds_wire_ping(&busy, 7600, 3000) == 1);
+	n = tgt_send(4090, busy_a, 5090, 65536, 64, 1, &err, NULL);
+	for (i = 0; i < 100 && !refused; i++) {
+		if (sess_open(&s, addr_add(opt.flood_base, 80 + i)))
+			continue;
+		if (rds_wire_ping(&s, 7601, 1500) == 1)
+			filled++;
+		else
+			refused++;
+		rds_wire_sess_close(&s);
+	}
+	tgt_counts(&b);
+	tgt_sysctl(pidle, 1000);
+	sleep_ms(1500);
+	newok = 0;
+	if (!sess_open(&s, fresh)) {
+		newok = rds_wire_ping(&s, 7602, 3000) == 1;
+		rds_wire_sess_close(&s);
+	}
+	/* The busy peer reads what it was sent, then pings. */
+	sess_drain(&busy, 1000);
+	busyok = rds_wire_ping(&busy, 7603, 8000) == 1;
+	rds_wire_sess_close(&busy);
+	tgt_counts(&c);
+	if (old_idle > 0)
+		tgt_sysctl(pidle, old_idle);
+	if (old_max > 0)
+		tgt_sysctl(pmax, old_max);
+	OBS("cap %d: busy peer %s with %d x 64 KiB queued to it; %d more "
+	    "peers filled the share, then one refused (%s, connections %d "
+	    "-> %d); after 1.5 s idle a new peer: %s, conn_peer_evicted +%llu; "
+	    "the busy peer: %s", a.conns + 16, astr(busy_a), n, filled,
+	    refused ? "yes" : "no", a.conns, b.conns,
+	    newok ? "answered" : "REFUSED",
+	    CTR_DELTA(&c, &b, "conn_peer_evicted"),
+	    busyok ? "answered (kept)" : "NOT answered");
+	CHECK(old_max > 0 && old_idle > 0);
+	CHECK(n > 0 && refused);
+	CHECK(newok);
+	CHECK(CTR_DELTA(&c, &b, "conn_peer_evicted") >= 1 &&
+	      CTR_DELTA(&c, &b, "conn_peer_evicted") <= 2);
+	CHECK(busyok);
+	return T_PASS;
+}
+
+/* The target's live connection objects (debugfs), or -1. */
+static long tgt_conn_objects(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/rds/objects", "r");
+	char name[64];
+	long v, r = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, "connections"))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/*
+ * The accept paths under random churn (rds_conn_accept*: per-peer cap,
+ * the peers' share, eviction, lanes, connect-backs): for @secs seconds,
+ * seeded random steps from 12 flood addresses (from flood_base + 150)
+ * and the high source: open a connection naming a random lane
+ * (sometimes after a probe with random lane counts and lane ids on),
+ * ping with a short timeout or not, keep up to 16 open, close or reset
+ * one at random. Caps are low meanwhile (3 per peer, the target's count
+ * plus 12 in all, eviction after 100 ms idle). Then idle connections
+ * are reaped at once (conn_idle_ms 100): the target must hold no
+ * connection to those addresses within 10 s, and must still answer.
+ * With @objs, the connection objects (debugfs, the whole guest) must
+ * be back to at most their count before, too. Returns 0 if so.
+ */
+static int accept_churn(int secs, int objs, unsigned long *steps)
+{
+	static const char *const knobs[] = {
+		"/proc/sys/net/rds/peer_max_connections",
+		"/proc/sys/net/rds/max_connections",
+		"/proc/sys/net/rds/peer_evict_idle_ms",
+	};
+	uint32_t base = addr_add(opt.flood_base, 150);
+	struct rds_wire_sess open[16];
+	long long end = rds_wire_now_ms() + secs * 1000LL;
+	int nopen = 0, i, old[3], idle, pnp, pl, back = 0, held = -1;
+	struct tgt_counts a, b;
+	long obj_a, obj_b = -1;
+
+	tgt_counts(&a);
+	obj_a = tgt_conn_objects();
+	old[0] = tgt_sysctl(knobs[0], 3);
+	old[1] = tgt_sysctl(knobs[1], a.conns + 12);
+	old[2] = tgt_sysctl(knobs[2], 100);
+	while (rds_wire_now_ms() < end) {
+		uint32_t src = rndn(8) ? addr_add(base, rndn(12)) : opt.high_src;
+		struct rds_wire_sess *s;
+
+		if (nopen == 16 || (nopen && rndn(3) == 0)) {
+			i = rndn(nopen);
+			if (rndn(2))
+				sess_reset(&open[i]);
+			else
+				rds_wire_sess_close(&open[i]);
+			open[i] = open[--nopen];
+			continue;
+		}
+		s = &open[nopen];
+		if (!src || lane_sess_open_from(s, src, rndn(8)))
+			continue;
+		(*steps)++;
+		if (rndn(4) == 0)
+			lanes_probe(s, 1 + rndn(8), 1 + rndn(8), 0, &pnp, &pl);
+		if (rndn(2))
+			rds_wire_ping(s, 7700 + rndn(100), 50 + rndn(200));
+		nopen++;
+	}
+	while (nopen)
+		rds_wire_sess_close(&open[--nopen]);
+	for (i = 0; i < 3; i++)
+		if (old[i] > 0)
+			tgt_sysctl(knobs[i], old[i]);
+	/* Everything idle goes now; then the counts must be back. */
+	idle = tgt_sysctl("/proc/sys/net/rds/conn_idle_ms", 100);
+	for (i = 0; i < 50; i++) {
+		sleep_ms(200);
+		held = tgt_conns_from(base, 12, opt.high_src);
+		obj_b = tgt_conn_objects();
+		if (!held && (!objs || obj_b <= obj_a)) {
+			back = 1;
+			break;
+		}
+	}
+	if (idle > 0)
+		tgt_sysctl("/proc/sys/net/rds/conn_idle_ms", idle);
+	tgt_counts(&b);
+	printf("# churn: %lu connections in %d s; then %d left to those "
+	       "addresses, objects %ld -> %ld%s; conn_per_peer_over_cap +%llu, "
+	       "conn_peer_over_cap +%llu, conn_peer_evicted +%llu\n", *steps,
+	       secs, held, obj_a, obj_b, back ? "" : " (NOT back)",
+	       CTR_DELTA(&b, &a, "conn_per_peer_over_cap"),
+	       CTR_DELTA(&b, &a, "conn_peer_over_cap"),
+	       CTR_DELTA(&b, &a, "conn_peer_evicted"));
+	fflush(stdout);
+	return back && old[0] > 0 ? 0 : -1;
+}
+
+static int t_accept_churn(void)
+{
+	unsigned long steps = 0;
+
+	if (opt.flood_count < 162 || !is_ours) {
+		DIAG("SKIP %s", is_ours ? "needs --flood-count 162" :
+		     "ours only (caps and object counts are ours)");
+		return T_SKIP;
+	}
+	rng_state = opt.seed;
+	DIAG("seed %llu", (unsigned long long)opt.seed);
+	CHECK(accept_churn(churn_seconds, 1, &steps) == 0);
+	CHECK(steps > 0);
 	return T_PASS;
 }
 
@@ -2226,6 +2554,9 @@ static const struct tcase cases[] = {
 	{ "reconnect_fill", t_reconnect_fill, 1 },
 	{ "lanes", t_lanes, 8 },
 	{ "conn_reserve", t_conn_reserve, -1 },
+	{ "peer_cap", t_peer_cap, 8 },
+	{ "peer_evict", t_peer_evict, -1 },
+	{ "accept_churn", t_accept_churn, 1 },
 	{ "conn_flood", t_conn_flood, -1 },
 	{ "half_open", t_half_open, -1 },
 	{ "partial_cost", t_partial_cost, -1 },
@@ -2420,7 +2751,14 @@ static int mode_fuzz(void)
 	struct rds_wire_sess s;
 	long long end = rds_wire_now_ms() + opt.seconds * 1000LL;
 	unsigned long frames = 0, conns = 0, checks = 0, dead = 0;
+	unsigned long churns = 0, churn_steps = 0, churn_bad = 0;
 	int i, nf, mark = dmesg_lines();
+	/* Accept-path churn needs the target's namespace (its sysctls and
+	 * RDS_INFO) and flood addresses of its own.
+	 */
+	int churn = is_ours && opt.target_netns && opt.flood_count >= 162 &&
+		    churn_seconds > 0;
+	long long next_churn = rds_wire_now_ms() + 5000;
 
 	rng_state = opt.seed;
 	printf("rds-wire-peer fuzz: seed %llu (replay: --seed %llu), %d s, "
@@ -2431,6 +2769,14 @@ static int mode_fuzz(void)
 	while (rds_wire_now_ms() < end) {
 		uint32_t src = opt.src;
 
+		if (churn && rds_wire_now_ms() >= next_churn &&
+		    rds_wire_now_ms() + churn_seconds * 1000LL + 10000 < end) {
+			churns++;
+			if (accept_churn(churn_seconds, 0, &churn_steps))
+				churn_bad++;
+			next_churn = rds_wire_now_ms() + 20000;
+			continue;
+		}
 		if (opt.flood_count && rndn(4) == 0)
 			src = addr_add(opt.flood_base, rndn(opt.flood_count));
 		if (sess_open(&s, src)) {
@@ -2465,11 +2811,16 @@ static int mode_fuzz(void)
 	printf("rds-wire-peer fuzz: seed %llu, %lu frames, %lu connections, "
 	       "%lu liveness checks, target %s\n", (unsigned long long)opt.seed,
 	       frames, conns, checks + 1, dead ? "DEAD" : "alive");
+	printf("rds-wire-peer fuzz: %lu accept churns (%lu connections), %lu "
+	       "left connections behind%s\n", churns, churn_steps, churn_bad,
+	       churn ? "" : " (off: needs ours, --target-netns, "
+	       "--flood-count 162)");
+
 	if (dmesg_splat_since(mark)) {
 		printf("rds-wire-peer fuzz: kernel log splat\n");
 		return 1;
 	}
-	return dead ? 1 : 0;
+	return dead || churn_bad ? 1 : 0;
 }
 
 /* ---- single operations ---- */
@@ -2624,6 +2975,7 @@ static void usage(void)
 "  --only NAMES            test: only the cases named (comma list)\n"
 "  --sport N --dport N --data STR --len N --count N --timeout S\n"
 "  --seed S --seconds T    fuzz\n"
+"  --churn-seconds T       accept_churn's length (test: 4; fuzz: every 20 s)\n"
 "  -v                      verbose (twice: every frame)\n");
 	exit(2);
 }
@@ -2671,6 +3023,7 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "seconds", required_argument, NULL, 'D' },
+		{ "churn-seconds", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -2699,6 +3052,7 @@ int main(int argc, char **argv)
 		case 'T': opt.timeout_s = atoi(optarg); break;
 		case 'S': opt.seed = strtoull(optarg, NULL, 0); break;
 		case 'D': opt.seconds = atoi(optarg); break;
+		case 'W': churn_seconds = atoi(optarg); break;
 		case 'v': opt.verbose++; break;
 		default: usage();
 		}
