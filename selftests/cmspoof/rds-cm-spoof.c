@@ -10,14 +10,25 @@
  * Prints what the target answered and exits 0 when it refused the
  * request, 1 when it took it, 2 when the attempt failed before asking
  * (no route, no device).
+ *
+ *   rds-cm-spoof -T FIRST-LAST [-H SECONDS] LOCAL TARGET [PORT]
+ *
+ * The TOS fan-out (issue 25, item 6): a peer at LOCAL (any address the
+ * target does not own) asks for one connection per TOS value from FIRST
+ * to LAST, all from LOCAL, keeps those the target took for SECONDS
+ * (default 10, or until SIGTERM/SIGINT), then disconnects them. Prints
+ * "tos FIRST-LAST: N established, M refused" once all were asked and
+ * exits 0 (2 if one failed before asking).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <rdma/rdma_cma.h>
 
 /* RDS's IPv4 connection data (rds_rdma.h's struct rds_rdma_cdata4). */
@@ -35,6 +46,93 @@ struct cdata4 {
 	uint8_t pad[4];
 } __attribute__((packed));
 
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Ask TARGET for one RDS connection from @src with @tos: 1 taken (*@id
+ * holds it), 0 refused, -1 failed before asking.
+ */
+static int ask(struct sockaddr_in *src, const char *target, const char *port,
+	       uint8_t tos, struct rdma_cm_id **id)
+{
+	struct ibv_qp_init_attr qpa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP };
+	struct rdma_conn_param p = {
+		.responder_resources = 1, .initiator_depth = 1,
+		.retry_count = 7, .rnr_retry_count = 7,
+	};
+	struct rdma_addrinfo *ai;
+	struct cdata4 cd;
+
+	hints.ai_src_addr = (struct sockaddr *)src;
+	hints.ai_src_len = sizeof(*src);
+	if (rdma_getaddrinfo(target, port, &hints, &ai)) {
+		fprintf(stderr, "rdma_getaddrinfo: %s\n", strerror(errno));
+		return -1;
+	}
+	if (rdma_create_ep(id, ai, NULL, &qpa)) {
+		fprintf(stderr, "rdma_create_ep: %s\n", strerror(errno));
+		rdma_freeaddrinfo(ai);
+		return -1;
+	}
+	memset(&cd, 0, sizeof(cd));
+	cd.saddr = src->sin_addr.s_addr;
+	cd.daddr = ((struct sockaddr_in *)ai->ai_dst_addr)->sin_addr.s_addr;
+	cd.major = 3;
+	cd.minor = 1;
+	cd.minor_mask = htons(0x3);
+	cd.tos = tos;
+	rdma_freeaddrinfo(ai);
+	p.private_data = &cd;
+	p.private_data_len = sizeof(cd);
+	if (rdma_connect(*id, &p)) {
+		rdma_destroy_ep(*id);
+		*id = NULL;
+		return 0;
+	}
+	return 1;
+}
+
+static int fan_out(int first, int last, int hold, struct sockaddr_in *src,
+		   const char *target, const char *port)
+{
+	static struct rdma_cm_id *ids[256];
+	int t, r, up = 0, refused = 0;
+
+	for (t = first; t <= last; t++) {
+		r = ask(src, target, port, (uint8_t)t, &ids[t]);
+		if (r < 0)
+			return 2;
+		if (r)
+			up++;
+		else
+			refused++;
+	}
+	printf("tos %d-%d: %d established, %d refused\n", first, last, up,
+	       refused);
+	fflush(stdout);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	while (hold-- > 0 && !stop)
+		sleep(1);
+	for (t = first; t <= last; t++) {
+		if (!ids[t])
+			continue;
+		rdma_disconnect(ids[t]);
+		rdma_destroy_ep(ids[t]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr qpa = {
@@ -51,12 +149,33 @@ int main(int argc, char **argv)
 	};
 	struct rdma_cm_id *id;
 	struct cdata4 cd;
-	int r;
+	int r, first = -1, last = -1, hold = 10, c;
 
-	if (argc < 3 || inet_pton(AF_INET, argv[1], &src.sin_addr) != 1) {
-		fprintf(stderr, "usage: rds-cm-spoof LOCAL TARGET [PORT]\n");
+	while ((c = getopt(argc, argv, "T:H:")) != -1) {
+		switch (c) {
+		case 'T':
+			if (sscanf(optarg, "%d-%d", &first, &last) != 2 ||
+			    first < 0 || last > 255 || first > last)
+				first = -2;
+			break;
+		case 'H':
+			hold = atoi(optarg);
+			break;
+		default:
+			first = -2;
+		}
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	if (first == -2 || argc < 3 ||
+	    inet_pton(AF_INET, argv[1], &src.sin_addr) != 1) {
+		fprintf(stderr, "usage: rds-cm-spoof [-T FIRST-LAST [-H SECONDS]] "
+			"LOCAL TARGET [PORT]\n");
 		return 2;
 	}
+	if (first >= 0)
+		return fan_out(first, last, hold, &src, argv[2],
+			       argc > 3 ? argv[3] : "18634");
 	hints.ai_src_addr = (struct sockaddr *)&src;
 	hints.ai_src_len = sizeof(src);
 	r = rdma_getaddrinfo(argv[2], argc > 3 ? argv[3] : "18634", &hints,

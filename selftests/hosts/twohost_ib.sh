@@ -112,6 +112,49 @@ atomic_init() {		# PORT
 	return $rc
 }
 
+# The TOS fan-out (issue 25, item 6): the TOS byte is part of an RDS/IB
+# connection's key, so one address could ask for 256 connections, each
+# with a full receive ring. With host b's net.rds.peer_max_connections
+# at 4, host a asks from its own address with TOS 1..16 (rds-cm-spoof
+# -T, a bare RDMA CM peer): host b holds at most 4 connections to host
+# a with those TOS, and counts at least 12 refusals in
+# conn_per_peer_over_cap (the old code took all 16).
+CMSPOOF=$PWD/cmspoof/rds-cm-spoof
+counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
+	"$RDS_TOOLS/rds-info" -c 2>/dev/null |
+		awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
+}
+tos_fanout_b() {
+	local old c0 c1 n rc=0
+	old=$(sysctl -n net.rds.peer_max_connections) || return 1
+	sysctl -qw net.rds.peer_max_connections=4
+	c0=$(counter conn_per_peer_over_cap)
+	wire_mark tos.ready
+	wire_wait tos.asked 120 || rc=1
+	n=$("$RDS_TOOLS/rds-info" -n 2>/dev/null | awk -v p="$RDS_WIRE_PEER" '
+		$2 == p && $6 == "infiniband" && $3 >= 1 && $3 <= 16' | wc -l)
+	c1=$(counter conn_per_peer_over_cap)
+	wire_mark tos.checked
+	sysctl -qw net.rds.peer_max_connections="$old"
+	echo "peer cap 4: host a asked with TOS 1..16; connections to it with those TOS: $n, conn_per_peer_over_cap +$((c1 - c0))" |
+		tee "$RDS_TOOLS_WORK/tos.txt"
+	[ "$rc" = 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 4 ] && [ $((c1 - c0)) -ge 12 ]
+}
+tos_fanout_a() {
+	local out=$RDS_TOOLS_WORK/cmspoof pid rc=0
+	wire_wait tos.ready 120 || return 1
+	"$CMSPOOF" -T 1-16 -H 60 "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" > "$out" 2>&1 &
+	pid=$!
+	wait_for_line "$out" $pid "established" 60 || rc=1
+	wire_mark tos.asked
+	wire_wait tos.checked 120 || rc=1
+	kill $pid 2>/dev/null
+	wait $pid
+	cp "$out" "$RDS_TOOLS_WORK/tos.txt"
+	cat "$out"
+	[ "$rc" = 0 ] && grep -q "established" "$out"
+}
+
 common() {
 	wire_mark "impl-${RDS_IMPL:-unset}"
 	echo "# host $ROLE: RDS_IMPL=${RDS_IMPL:-unset}, $RDS_WIRE_SELF $RDS_WIRE_SELF6 -> $RDS_WIRE_PEER $RDS_WIRE_PEER6 over rxe1; sessions of $SECS s, $MSGS messages per wirecheck sender"
@@ -133,7 +176,7 @@ big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 8; else tap_plan 14; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 9; else tap_plan 15; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IB, IPv4: verified" \
@@ -165,6 +208,13 @@ b)
 			rds_ping_all "" 5 "$RDS_WIRE_PEER6"
 	fi
 	wire_mark checked
+	if [ "${RDS_IMPL:-}" = ours ]; then
+		tap_check "host b: TOS 1..16 from one address, peer cap 4: at most 4 taken, the rest refused and counted" \
+			tos_fanout_b
+		sed 's/^/# /' "$RDS_TOOLS_WORK/tos.txt" 2>/dev/null
+	else
+		tap_skip "host b: TOS fan-out held to the peer cap" "Linux has no per-peer cap"
+	fi
 	# Host a is through (it needed this host for its last checks).
 	wire_wait finished 300
 	tap_check "host b: a last rds-ping each way if ours (acks for a Linux peer)" \
@@ -172,7 +222,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 15; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 12; else tap_plan 16; fi
 	common
 	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -203,6 +253,13 @@ a)
 	tap_check "host a: the connection to host b is IB (rds-info -n, -I), IPv6" \
 		ib_conn "$RDS_WIRE_PEER6"
 	wire_wait checked 300
+	if peer_is_ours; then
+		tap_check "host a: a bare RDMA CM peer asks host b for TOS 1..16 from this address" \
+			tos_fanout_a
+		sed 's/^/# /' "$RDS_TOOLS_WORK/tos.txt" 2>/dev/null
+	else
+		tap_skip "host a: TOS fan-out to host b" "host b runs Linux's RDS (no per-peer cap)"
+	fi
 	tap_check "host a: a last rds-ping each way if ours (acks for a Linux peer)" \
 		tail_ping
 	wire_mark finished
