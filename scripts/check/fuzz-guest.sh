@@ -163,7 +163,18 @@ if [ "${WIRE_FUZZ:-1}" = 1 ] && grep -q '^rds_tcp ' /proc/modules &&
 	# Namespace A's own RDS/TCP shares the tool's address: one lane,
 	# or it keeps lanes up to B and replaces the tool's connections.
 	netns_a sysctl -qw net.rds.tcp.rds_tcp_lanes=1 2>/dev/null
-	netns_a "$REPO/selftests/wire/rds-wire-peer" -s 10.99.2.1 -t 10.99.2.2 \
+	# Every 20 s the tool churns the accept paths (rds_conn_accept*:
+	# per-peer cap, the peers' share, eviction, lanes, connect-backs)
+	# from 162 addresses below the target's 10.99.2.200 and one above
+	# it, and checks through the target's namespace that none of
+	# those connections outlives the reaper.
+	ip -n "$NETNS_B" addr add 10.99.2.200/24 dev rdsvb
+	for i in $(seq 10 171) 250; do
+		echo "addr add 10.99.2.$i/24 dev rdsva"
+	done | ip -n "$NETNS_A" -batch -
+	netns_a "$REPO/selftests/wire/rds-wire-peer" -s 10.99.2.1 -t 10.99.2.200 \
+		--target-netns "/run/netns/$NETNS_B" --flood-base 10.99.2.10 \
+		--flood-count 162 --high-source 10.99.2.250 \
 		--seconds "$SECS" fuzz > "$OUT/wire-fuzz.log" 2>&1 &
 	wire_pid=$!
 	# rds-fuzz (in this namespace) reaches namespace B at 10.99.4.2
@@ -240,9 +251,10 @@ fi
 result $? "rds-fuzz ran ${fcalls:-0} syscalls, every worker stopped (exit $frc)" "$OUT/rds-fuzz.log"
 
 if [ -n "$wire_pid" ]; then
-	grep 'rds-wire-peer fuzz: seed .* frames' "$OUT/wire-fuzz.log" | sed 's/^/# /'
+	grep -E 'rds-wire-peer fuzz: (seed .* frames|[0-9]+ accept churns)' \
+		"$OUT/wire-fuzz.log" | sed 's/^/# /'
 	[ "$wrc" = 0 ] && grep -q 'target alive' "$OUT/wire-fuzz.log"
-	result $? "rds-wire-peer fuzzed rds_tcp from the wire, target alive (exit $wrc)" \
+	result $? "rds-wire-peer fuzzed rds_tcp from the wire, target alive, accept churns left nothing (exit $wrc)" \
 		"$OUT/wire-fuzz.log"
 else
 	emit "ok $((n += 1)) - rds-wire-peer wire fuzz # SKIP no rds_tcp or no namespaces (WIRE_FUZZ=${WIRE_FUZZ:-1})"

@@ -1860,6 +1860,7 @@ static int accept_churn(int secs, int objs, unsigned long *steps)
 	struct rds_wire_sess open[16];
 	long long end = rds_wire_now_ms() + secs * 1000LL;
 	int nopen = 0, i, old[3], idle, pnp, pl, back = 0, held = -1;
+	unsigned long steps0 = *steps;
 	struct tgt_counts a, b;
 	long obj_a, obj_b = -1;
 
@@ -1912,7 +1913,8 @@ static int accept_churn(int secs, int objs, unsigned long *steps)
 	tgt_counts(&b);
 	printf("# churn: %lu connections in %d s; then %d left to those "
 	       "addresses, objects %ld -> %ld%s; conn_per_peer_over_cap +%llu, "
-	       "conn_peer_over_cap +%llu, conn_peer_evicted +%llu\n", *steps,
+	       "conn_peer_over_cap +%llu, conn_peer_evicted +%llu\n",
+	       *steps - steps0,
 	       secs, held, obj_a, obj_b, back ? "" : " (NOT back)",
 	       CTR_DELTA(&b, &a, "conn_per_peer_over_cap"),
 	       CTR_DELTA(&b, &a, "conn_peer_over_cap"),
