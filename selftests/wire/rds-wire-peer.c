@@ -1777,8 +1777,11 @@ static int t_peer_evict(void)
 	CHECK(rds_wire_ping(&busy, 7600, 3000) == 1);
 	n = tgt_send(4090, busy_a, 5090, 65536, 64, 1, &err, NULL);
 	for (i = 0; i < 100 && !refused; i++) {
-		if (sess_open(&s, addr_add(opt.flood_base, 80 + i)))
+		/* The target's reset may come before connect() returns. */
+		if (sess_open(&s, addr_add(opt.flood_base, 80 + i))) {
+			refused++;
 			continue;
+		}
 		if (rds_wire_ping(&s, 7601, 1500) == 1)
 			filled++;
 		else
