@@ -40,8 +40,12 @@
 #define RDS_WIRE_EXT_VERSION	1
 #define RDS_WIRE_EXT_RDMA	2
 #define RDS_WIRE_EXT_RDMA_DEST	3
+#define RDS_WIRE_EXT_RDMA_BYTES	4
 #define RDS_WIRE_EXT_NPATHS	5
 #define RDS_WIRE_EXT_GEN_NUM	6
+#define RDS_WIRE_EXT_CAP_BITS	7
+#define RDS_WIRE_EXT_SPORT_IDX	8
+#define RDS_WIRE_EXT_CSUM	9
 /* Ours only (lane count for peers that name their lanes); 6.1 stops at it. */
 #define RDS_WIRE_EXT_LANES	0xd1
 
@@ -83,7 +87,7 @@ struct rds_wire_msg {
 	uint8_t ext[RDS_WIRE_EXT_SPACE];
 };
 
-/* Body length of an extension type, -1 for a type 6.1 does not know. */
+/* Body length of an extension type, -1 for a type of unknown length. */
 static inline int rds_wire_ext_body_len(uint8_t type)
 {
 	switch (type) {
@@ -91,8 +95,12 @@ static inline int rds_wire_ext_body_len(uint8_t type)
 	case RDS_WIRE_EXT_VERSION: return 4;
 	case RDS_WIRE_EXT_RDMA: return 4;
 	case RDS_WIRE_EXT_RDMA_DEST: return 8;
+	case RDS_WIRE_EXT_RDMA_BYTES: return 8;
 	case RDS_WIRE_EXT_NPATHS: return 2;
 	case RDS_WIRE_EXT_GEN_NUM: return 4;
+	case RDS_WIRE_EXT_CAP_BITS: return 4;
+	case RDS_WIRE_EXT_SPORT_IDX: return 1;
+	case RDS_WIRE_EXT_CSUM: return 8;
 	case RDS_WIRE_EXT_LANES: return 2;
 	}
 	return -1;
