@@ -399,16 +399,18 @@ host_join
 # Two debug-kernel guests, the short first_contact (each transport's
 # outage with closed sockets' messages waiting) and then over siw1 the
 # short twohost_iw (RDMA both ways and siw1 deleted under traffic stay in
-# it), each scanned by kmemleak after it: the paths no one-guest test
+# it), then on each the memory cgroup test (a flooded receiver's cgroup
+# pays), each scanned by kmemleak after it: the paths no one-guest test
 # reaches (a real peer's TERMINATE, the device gone under a live
-# connection, messages kept across outages), judged by KASAN and lockdep.
+# connection, messages kept across outages, the receive charge), judged
+# by KASAN and lockdep.
 twohost_iw_debug() {
 	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
 	phase "two debug-kernel hosts"
-	[ "$DRY" = 1 ] && { dry_boot 0 vm2.sh first_contact twohost_iw; return; }
+	[ "$DRY" = 1 ] && { dry_boot 0 vm2.sh first_contact twohost_iw memcg; return; }
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 		scripts/vm/vm2.sh --rdma --timeout 1500 --out "$out" -- \
-		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw; rc=$?
+		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw memcg; rc=$?
 		scripts/check/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1
 		exit $rc' > "$log" 2>&1
 	rc=$?
@@ -416,7 +418,7 @@ twohost_iw_debug() {
 		merge_tap "$out/$h/results.tap" "two hosts over iWARP, $h: "
 		sed 's/^/# kmemleak, host '$h': /' "$out/$h/kmemleak.log" 2>/dev/null
 	done
-	result "$rc" "two debug-kernel hosts (first contact, iWARP): clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
+	result "$rc" "two debug-kernel hosts (first contact, iWARP, memcg): clean kernel logs, kmemleak clean (vm2.sh exit $rc)" "$log"
 }
 if [ "$MODE" = debug ]; then
 	unset RDS_LOGSCAN_IGNORE

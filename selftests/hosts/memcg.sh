@@ -18,8 +18,8 @@
 #     growth; what it holds is in order and intact;
 #   - the root cgroup's socket got 20 of 20 within 2 s;
 #   - once the socket is read, the cgroup's socket memory is back.
-# Needs cgroup v2 with the memory controller (mounted here if it is not):
-# the debug kernel has no memory cgroups, so there it is skipped.
+# Needs cgroup v2 with the memory controller (mounted here if it is not);
+# make check-debug runs it on the debug kernel too (its two-host boot).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
