@@ -1765,6 +1765,32 @@ static int zc_completions(int s, int want, int ms)
 	return got;
 }
 
+/* The receiving RDS/TCP socket on 10.99.0.2 (its address in @ra), or skip. */
+static int zc_receiver(struct rds_addr *ra)
+{
+	int r = rds_socket(), t = RDS_TRANS_TCP;
+
+	*ra = rds_addr("10.99.0.2", 0);
+	if (setsockopt(r, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
+	    bind(r, &ra->sa, ra->len))
+		rds_test_skip("no RDS/TCP on 10.99.0.2: %s", strerror(errno));
+	ra->len = sizeof(ra->ss);
+	RDS_EXPECT_OK(getsockname(r, &ra->sa, &ra->len));
+	return r;
+}
+
+/* After the failures, a zero-copy send from @s still arrives and completes. */
+static void zc_send_completes(int s, int r, const struct rds_addr *ra,
+			      char *p, uint32_t cookie)
+{
+	char buf[128];
+
+	RDS_EXPECT(rds_send_cmsg(s, ra, p, 100, RDS_CMSG_ZCOPY_COOKIE,
+				 &cookie, sizeof(cookie), MSG_ZEROCOPY) == 100);
+	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 5000) == 100);
+	RDS_EXPECT(zc_completions(s, 1, 4000) >= 1);
+}
+
 /* A zero-copy send that also asks for a region (RDS_CMSG_RDMA_MAP),
  * which a TCP socket cannot give: refused after the pages are held.
  */
@@ -1809,17 +1835,11 @@ static ssize_t zc_send_with_map(int s, const struct rds_addr *to, void *p,
  */
 CVE_TEST(cve_2026_43502, "CVE-2026-43502 a zero-copy send failing after pinning frees it all")
 {
-	struct rds_addr ra = rds_addr("10.99.0.2", 0);
-	int s = zc_socket(), r = rds_socket(), t = RDS_TRANS_TCP, i;
+	struct rds_addr ra;
+	int s = zc_socket(), r = zc_receiver(&ra), i;
 	char *p = rds_pages(2), buf[128];
 	long msgs0 = rds_obj("messages"), msgs1;
-	uint32_t cookie;
 
-	if (setsockopt(r, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
-	    bind(r, &ra.sa, ra.len))
-		rds_test_skip("no RDS/TCP on 10.99.0.2: %s", strerror(errno));
-	ra.len = sizeof(ra.ss);
-	RDS_EXPECT_OK(getsockname(r, &ra.sa, &ra.len));
 	for (i = 0; i < 200; i++)
 		errno_in("zero-copy send asking for a region over TCP",
 			 zc_send_with_map(s, &ra, p, 2 * RDS_PG, 1000 + i),
@@ -1829,11 +1849,7 @@ CVE_TEST(cve_2026_43502, "CVE-2026-43502 a zero-copy send failing after pinning 
 		RDS_FAIL("200 failed zero-copy sends left %ld messages",
 			 msgs1 - msgs0);
 	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
-	cookie = 7;
-	RDS_EXPECT(rds_send_cmsg(s, &ra, p, 100, RDS_CMSG_ZCOPY_COOKIE,
-				 &cookie, sizeof(cookie), MSG_ZEROCOPY) == 100);
-	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 5000) == 100);
-	RDS_EXPECT(zc_completions(s, 1, 4000) >= 1);
+	zc_send_completes(s, r, &ra, p, 7);
 	munmap(p, 2 * RDS_PG);
 	close(r);
 	close(s);
@@ -1848,17 +1864,12 @@ CVE_TEST(cve_2026_43502, "CVE-2026-43502 a zero-copy send failing after pinning 
  */
 CVE_TEST(cve_2026_43494, "CVE-2026-43494 a zero-copy pin failing part way releases only what it held")
 {
-	struct rds_addr ra = rds_addr("10.99.0.2", 0);
-	int s = zc_socket(), r = rds_socket(), t = RDS_TRANS_TCP, i;
+	struct rds_addr ra;
+	int s = zc_socket(), r = zc_receiver(&ra), i;
 	char *p = rds_pages(3), buf[128];
 	long msgs0 = rds_obj("messages"), msgs1;
 	uint32_t cookie;
 
-	if (setsockopt(r, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)) ||
-	    bind(r, &ra.sa, ra.len))
-		rds_test_skip("no RDS/TCP on 10.99.0.2: %s", strerror(errno));
-	ra.len = sizeof(ra.ss);
-	RDS_EXPECT_OK(getsockname(r, &ra.sa, &ra.len));
 	munmap(p + RDS_PG, RDS_PG);
 	for (i = 0; i < 200; i++) {
 		cookie = 2000 + i;
@@ -1871,11 +1882,7 @@ CVE_TEST(cve_2026_43494, "CVE-2026-43494 a zero-copy pin failing part way releas
 	if (msgs0 >= 0 && msgs1 > msgs0)
 		RDS_FAIL("200 failed pins left %ld messages", msgs1 - msgs0);
 	RDS_EXPECT_ERRNO(recv(r, buf, sizeof(buf), MSG_DONTWAIT), EAGAIN);
-	cookie = 9;
-	RDS_EXPECT(rds_send_cmsg(s, &ra, p, 100, RDS_CMSG_ZCOPY_COOKIE,
-				 &cookie, sizeof(cookie), MSG_ZEROCOPY) == 100);
-	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 5000) == 100);
-	RDS_EXPECT(zc_completions(s, 1, 4000) >= 1);
+	zc_send_completes(s, r, &ra, p, 9);
 	munmap(p, RDS_PG);
 	munmap(p + 2 * RDS_PG, RDS_PG);
 	close(r);
