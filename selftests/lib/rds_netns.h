@@ -76,4 +76,76 @@ static inline int rds_intree_info_is_global(void)
 				      "stable update)");		\
 	} while (0)
 
+/*
+ * Two named network namespaces joined by a veth pair, @va in @na with
+ * @ipa/24 and @vb in @nb with @ipb/24 (made with ip(8); kept if @nb
+ * exists already, so every test of a file can call it): RDS/TCP between
+ * two hosts in one guest. The last test of the file deletes them.
+ */
+static inline void rds_ns_pair_up(const char *na, const char *nb,
+				  const char *va, const char *vb,
+				  const char *ipa, const char *ipb)
+{
+	char path[64], cmd[1024];
+	int rc;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", nb);
+	if (!access(path, F_OK))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns add %1$s && ip netns add %2$s && "
+		 "ip link add %3$s netns %1$s type veth peer name %4$s netns %2$s && "
+		 "ip -n %1$s link set lo up && ip -n %2$s link set lo up && "
+		 "ip -n %1$s link set %3$s up && ip -n %2$s link set %4$s up && "
+		 "ip -n %1$s addr add %5$s/24 dev %3$s && "
+		 "ip -n %2$s addr add %6$s/24 dev %4$s",
+		 na, nb, va, vb, ipa, ipb);
+	rc = system(cmd);
+	if (rc)
+		RDS_FAIL("%s: exit %d", cmd, rc);
+}
+
+/* Run the rest of the caller in namespace @ns; returns the caller's. */
+static inline int rds_ns_enter(const char *ns)
+{
+	char path[64];
+	int self, nsfd;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	self = RDS_EXPECT_OK(open("/proc/self/ns/net", O_RDONLY));
+	nsfd = RDS_EXPECT_OK(open(path, O_RDONLY));
+	RDS_EXPECT_OK(setns(nsfd, CLONE_NEWNET));
+	close(nsfd);
+	return self;
+}
+
+/* Back to the namespace rds_ns_enter() returned. */
+static inline void rds_ns_leave(int self)
+{
+	RDS_EXPECT_OK(setns(self, CLONE_NEWNET));
+	close(self);
+}
+
+/*
+ * An RDS/TCP socket made in namespace @ns (where it stays), bound to
+ * @ip with an ephemeral port written to @out, both buffers forced to
+ * @bufsize.
+ */
+static inline int rds_ns_tcp_socket(const char *ns, const char *ip,
+				    int bufsize, struct rds_addr *out)
+{
+	int self = rds_ns_enter(ns), fd, t = RDS_TRANS_TCP;
+	struct rds_addr a = rds_addr(ip, 0);
+
+	fd = rds_socket();
+	RDS_EXPECT_OK(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)));
+	rds_set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, bufsize);
+	rds_set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, bufsize);
+	RDS_EXPECT_OK(bind(fd, &a.sa, a.len));
+	out->len = sizeof(out->ss);
+	RDS_EXPECT_OK(getsockname(fd, &out->sa, &out->len));
+	rds_ns_leave(self);
+	return fd;
+}
+
 #endif /* _RDS_NETNS_H */

@@ -436,7 +436,6 @@ static inline void rds_fill(void *buf, size_t len, unsigned int seed)
 		p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
 }
 
-/* The first cmsg at @level/@type, or NULL. */
 /* A msghdr for recvmsg into @iov with room for control data at @cbuf. */
 static inline void rds_msg_init(struct msghdr *m, struct iovec *iov,
 				void *cbuf, size_t clen)
@@ -448,6 +447,7 @@ static inline void rds_msg_init(struct msghdr *m, struct iovec *iov,
 	m->msg_controllen = clen;
 }
 
+/* The first cmsg at @level/@type, or NULL. */
 static inline struct cmsghdr *rds_find_cmsg(struct msghdr *m, int level,
 					    int type)
 {

@@ -18,6 +18,7 @@
 
 #include "../lib/rds_test.h"
 #include "../lib/rds_util.h"
+#include "../lib/rds_netns.h"
 #include "../lib/sha256.h"
 
 #define NS_A	"rds-zca"
@@ -37,41 +38,13 @@ static void sh(const char *cmd)
 /* The namespace pair, made once for every test of this file. */
 static void pair_up(void)
 {
-	if (!access("/run/netns/" NS_B, F_OK))
-		return;
-	sh("ip netns add " NS_A " && ip netns add " NS_B " && "
-	   "ip link add rdszva netns " NS_A " type veth peer name rdszvb netns " NS_B " && "
-	   "ip -n " NS_A " link set lo up && ip -n " NS_B " link set lo up && "
-	   "ip -n " NS_A " link set rdszva up && ip -n " NS_B " link set rdszvb up && "
-	   "ip -n " NS_A " addr add " IP_A "/24 dev rdszva && "
-	   "ip -n " NS_B " addr add " IP_B "/24 dev rdszvb");
+	rds_ns_pair_up(NS_A, NS_B, "rdszva", "rdszvb", IP_A, IP_B);
 }
 
 /* An RDS/TCP socket in namespace @ns bound to @ip, large buffers. */
 static int ns_socket(const char *ns, const char *ip, struct rds_addr *out)
 {
-	char path[64];
-	int self, fd, nsfd, t = RDS_TRANS_TCP;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	self = RDS_EXPECT_OK(open("/proc/self/ns/net", O_RDONLY));
-	nsfd = RDS_EXPECT_OK(open(path, O_RDONLY));
-	RDS_EXPECT_OK(setns(nsfd, CLONE_NEWNET));
-	fd = rds_socket();
-	RDS_EXPECT_OK(setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, sizeof(t)));
-	rds_set_int(fd, SOL_SOCKET, SO_SNDBUFFORCE, BIGBUF);
-	rds_set_int(fd, SOL_SOCKET, SO_RCVBUFFORCE, BIGBUF);
-	{
-		struct rds_addr a = rds_addr(ip, 0);
-
-		RDS_EXPECT_OK(bind(fd, &a.sa, a.len));
-		out->len = sizeof(out->ss);
-		RDS_EXPECT_OK(getsockname(fd, &out->sa, &out->len));
-	}
-	RDS_EXPECT_OK(setns(self, CLONE_NEWNET));
-	close(nsfd);
-	close(self);
-	return fd;
+	return rds_ns_tcp_socket(ns, ip, BIGBUF, out);
 }
 
 /* Sender in A (SO_ZEROCOPY) and receiver in B. */
