@@ -145,7 +145,12 @@ static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 		goto out;
 	}
 	if (rds_recv_over_hard_limit(conn, rs, len)) {
+		/* The bit may still be clear (SO_RCVBUF shrank under
+		 * held data): set it, or the sender is never told.
+		 */
+		cong = rds_cong_update_locked(rs);
 		spin_unlock_bh(&rs->rs_lock);
+		rds_cong_changed(rs, cong);
 		atomic_inc(&sk->sk_drops);
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_RCVBUF, hdr->h_dport);
 		goto out;
