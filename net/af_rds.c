@@ -365,6 +365,10 @@ static __net_init int rds_net_init(struct net *net)
 
 	rn->net = net;
 	rn->hash_seed = get_random_u32();
+	/* A peer that sees another value knows we restarted (lanes.c). */
+	do {
+		rn->gen_num = get_random_u32();
+	} while (!rn->gen_num);
 	rds_conn_net_init(rn);
 	spin_lock_init(&rn->sock_lock);
 	INIT_LIST_HEAD(&rn->sock_list);

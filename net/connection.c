@@ -65,6 +65,7 @@ struct rds_conn_tomb {
 	u8			t_lane;
 	u8			t_npaths;
 	bool			t_peer_ids;
+	u32			t_peer_gen;
 	u64			t_next_tx_seq;
 	u64			t_next_rx_seq;
 };
@@ -349,6 +350,17 @@ static void rds_conn_tomb_del_locked(struct rds_net *rn,
 	kfree(t);
 }
 
+/* Is @t what lane @lane of @conn's peer left? */
+static bool rds_conn_tomb_of(const struct rds_conn_tomb *t,
+			     const struct rds_connection *conn,
+			     unsigned int lane)
+{
+	return ipv6_addr_equal(&t->t_laddr, &conn->c_laddr) &&
+	       ipv6_addr_equal(&t->t_faddr, &conn->c_faddr) &&
+	       t->t_type == conn->c_trans->type && t->t_tos == conn->c_tos &&
+	       t->t_dev_if == conn->c_dev_if && t->t_lane == lane;
+}
+
 /* Continue the sequences of a reaped connection to the same peer. */
 static void rds_conn_restore_seq_locked(struct rds_net *rn,
 					struct rds_connection *conn,
@@ -358,18 +370,16 @@ static void rds_conn_restore_seq_locked(struct rds_net *rn,
 
 	lockdep_assert_held(&rn->conn_lock);
 	hlist_for_each_entry(t, tomb_head, t_hash_node) {
-		if (ipv6_addr_equal(&t->t_laddr, &conn->c_laddr) &&
-		    ipv6_addr_equal(&t->t_faddr, &conn->c_faddr) &&
-		    t->t_type == conn->c_trans->type &&
-		    t->t_tos == conn->c_tos && t->t_dev_if == conn->c_dev_if &&
-		    t->t_lane == conn->c_lane) {
+		if (rds_conn_tomb_of(t, conn, conn->c_lane)) {
 			conn->c_next_tx_seq = t->t_next_tx_seq;
 			conn->c_next_rx_seq = t->t_next_rx_seq;
 			/* What the peer offered still holds: its lanes
-			 * keep their numbers across our reaping.
+			 * keep their numbers across our reaping, and its
+			 * incarnation tells a restart from a reconnect.
 			 */
 			conn->c_peer_ids = t->t_peer_ids;
 			conn->c_npaths = t->t_npaths;
+			conn->c_peer_gen = t->t_peer_gen;
 			rds_conn_tomb_del_locked(rn, t);
 			return;
 		}
@@ -732,6 +742,41 @@ struct rds_connection *rds_conn_accept_lane(struct rds_connection *conn0,
 	return __rds_conn_lane(conn0, lane, true, gfp);
 }
 EXPORT_SYMBOL_GPL(rds_conn_accept_lane);
+
+/**
+ * rds_conn_peer_restarted - @conn0's peer is a new incarnation
+ * @conn0: lane 0 of the peer
+ *
+ * Its sequences start again: every lane, hashed or reaped, takes any
+ * sequence next, so the new incarnation's first messages are not dropped
+ * as old when they come again marked RETRANSMITTED (Linux resets its
+ * lanes the same way). What we queued to the peer stays queued: the new
+ * incarnation never saw it (Linux drops it).
+ *
+ * Context: the transport's receive path; takes rn->conn_lock.
+ */
+void rds_conn_peer_restarted(struct rds_connection *conn0)
+{
+	struct rds_net *rn = rds_net(rds_conn_net(conn0));
+	struct rds_connection *lane;
+	struct rds_conn_tomb *t;
+	unsigned int k;
+	u32 h;
+
+	WRITE_ONCE(conn0->c_next_rx_seq, 0);
+	spin_lock_bh(&rn->conn_lock);
+	for (k = 0; k < RDS_MPATH_WORKERS; k++) {
+		lane = k ? rds_conn_find_lane(rn, conn0, k) : NULL;
+		if (lane)
+			WRITE_ONCE(lane->c_next_rx_seq, 0);
+		h = rds_conn_hash(rn, &conn0->c_laddr, &conn0->c_faddr,
+				  conn0->c_trans->type, conn0->c_tos, k);
+		hlist_for_each_entry(t, &rn->tomb_hash[h], t_hash_node)
+			if (rds_conn_tomb_of(t, conn0, k))
+				t->t_next_rx_seq = 0;
+	}
+	spin_unlock_bh(&rn->conn_lock);
+}
 
 /**
  * rds_conn_connect_if_down - start connecting a connection that is down
@@ -1293,6 +1338,7 @@ static bool rds_conn_retire_if_idle_locked(struct rds_net *rn,
 	t->t_lane = conn->c_lane;
 	t->t_npaths = READ_ONCE(conn->c_npaths);
 	t->t_peer_ids = READ_ONCE(conn->c_peer_ids);
+	t->t_peer_gen = READ_ONCE(conn->c_peer_gen);
 
 	spin_lock(&conn->c_lock);
 	empty = list_empty(&conn->c_send_queue) && list_empty(&conn->c_retrans);

@@ -97,13 +97,17 @@ EXPORT_SYMBOL_GPL(rds_conn_lanes);
  * @conn0: lane 0 of the peer
  * @hdr: the header being built
  *
- * NPATHS for a peer without lane ids, then our LANES extension, last.
+ * NPATHS for a peer without lane ids, then (lanes' transports) our
+ * incarnation (GEN_NUM), SPORT_IDX and our LANES extension, last.
  */
 void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
 {
 	struct rds_ext_header_npaths np = {
 		.h_npaths = cpu_to_be16(rds_lanes_max(conn0,
 						      READ_ONCE(conn0->c_peer_ids))),
+	};
+	struct rds_ext_header_gen_num gn = {
+		.h_gen_num = cpu_to_be32(rds_net(rds_conn_net(conn0))->gen_num),
 	};
 	struct rds_ext_header_sport_idx si = {};
 	struct rds_ext_header_lanes ln = {
@@ -113,6 +117,10 @@ void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
 	rds_hdr_add_ext(hdr, RDS_EXTHDR_NPATHS, &np, sizeof(np));
 	if (!conn0->c_trans->max_lanes)
 		return;
+	/* Linux (TCP only: over IB it WARNs and walks lanes it never
+	 * allocated) reads it before SPORT_IDX, which 6.1 cannot step over.
+	 */
+	rds_hdr_add_ext(hdr, RDS_EXTHDR_GEN_NUM, &gn, sizeof(gn));
 	rds_hdr_add_ext(hdr, RDS_EXTHDR_SPORT_IDX, &si, sizeof(si));
 	rds_hdr_add_ext(hdr, RDS_EXTHDR_LANES, &ln, sizeof(ln));
 }
@@ -216,6 +224,23 @@ bool rds_lanes_keep_up(struct rds_connection *conn)
 	       !test_bit(RDS_CONN_DESTROYING, &conn0->c_flags);
 }
 
+/* A peer's incarnation (GEN_NUM, from Linux and ours): another value
+ * than the one before means it restarted; 0 says nothing.
+ */
+static void rds_lanes_peer_gen(struct rds_connection *conn0, u32 gen)
+{
+	u32 old;
+
+	if (!gen)
+		return;
+	old = xchg(&conn0->c_peer_gen, gen);
+	if (!old || old == gen)
+		return;
+	rds_stats_inc(rds_net(rds_conn_net(conn0)),
+		      RDS_STAT_CONN_PEER_RESTARTED);
+	rds_conn_peer_restarted(conn0);
+}
+
 /**
  * rds_lanes_learn - a probe or its answer arrived: the peer's lane count
  * @conn: the lane it arrived on
@@ -229,6 +254,7 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
 {
 	struct rds_connection *conn0 = rds_conn_lane0(conn);
 	struct rds_ext_header_sport_idx si;
+	struct rds_ext_header_gen_num gn;
 	struct rds_ext_header_npaths np;
 	struct rds_ext_header_lanes ln;
 	bool ids = false, reprobe = false;
@@ -239,6 +265,8 @@ void rds_lanes_learn(struct rds_connection *conn, const struct rds_header *hdr,
 			    RDS_MPATH_WORKERS);
 	if (!conn0->c_trans->max_lanes)
 		goto learned;
+	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_GEN_NUM, &gn))
+		rds_lanes_peer_gen(conn0, be32_to_cpu(gn.h_gen_num));
 	if (rds_hdr_find_ext(hdr, RDS_EXTHDR_LANES, &ln)) {
 		ids = true;
 		n = clamp_t(unsigned int, ln.h_lanes, 1, RDS_MPATH_WORKERS);

@@ -76,6 +76,8 @@ struct rds_bind_key {
  * @bind_table: bound sockets by struct rds_bind_key
  * @bind_mutex: serializes inserts into @bind_table
  * @hash_seed: random, keys @conn_hash, @tomb_hash and @cong_hash
+ * @gen_num: this incarnation of the namespace's RDS, random and never 0:
+ *	sent as GEN_NUM in probes and pongs, a peer tells our restart by it
  * @conn_lock: serializes writers of @conn_hash and the fields down to
  *	@tomb_count, and @peer_hash, @peer_conns, @evict_list (hash
  *	readers use RCU)
@@ -134,6 +136,7 @@ struct rds_net {
 	struct rhashtable	bind_table;
 	struct mutex		bind_mutex;	/* bind_table inserts */
 	u32			hash_seed;	/* conn, tomb and cong hashes */
+	u32			gen_num;
 	spinlock_t		conn_lock;	/* conn_hash writers, tombs */
 	struct hlist_head	conn_hash[1 << RDS_CONN_HASH_BITS];
 	unsigned int		conn_count;
@@ -677,6 +680,7 @@ void rds_conn_exit(void);
 
 /* lanes.c */
 void rds_conn_probe(struct rds_connection *conn0);
+void rds_conn_peer_restarted(struct rds_connection *conn0);
 void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr);
 void rds_lanes_kick(struct rds_connection *conn0);
 void rds_lanes_connected(struct rds_connection *conn0);

@@ -216,7 +216,8 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		rds_cong_recv_map(conn, inc);
 		return;
 	}
-	if (seq < conn->c_next_rx_seq &&
+	/* READ_ONCE: a peer's restart resets it from another lane. */
+	if (seq < READ_ONCE(conn->c_next_rx_seq) &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED)) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_OLD_SEQ, hdr->h_dport);
 		return;

@@ -73,4 +73,5 @@ const char *const rds_stat_names[RDS_STAT_MAX] = {
 	[RDS_STAT_SEND_LANES_WALKS]		= "send_lanes_walks",
 	[RDS_STAT_CONN_PER_PEER_OVER_CAP]	= "conn_per_peer_over_cap",
 	[RDS_STAT_CONN_PEER_EVICTED]		= "conn_peer_evicted",
+	[RDS_STAT_CONN_PEER_RESTARTED]		= "conn_peer_restarted",
 };

@@ -70,6 +70,7 @@ enum rds_stat {
 	RDS_STAT_SEND_LANES_WALKS,	/* ours: send queue walks after a lane change */
 	RDS_STAT_CONN_PER_PEER_OVER_CAP, /* ours: a peer at its own cap */
 	RDS_STAT_CONN_PEER_EVICTED,	/* ours: idle peer-made ones evicted */
+	RDS_STAT_CONN_PEER_RESTARTED,	/* ours: a peer's GEN_NUM changed */
 	RDS_STAT_MAX,
 };
 

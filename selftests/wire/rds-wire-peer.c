@@ -2530,6 +2530,105 @@ static int t_lane_count_flip(void)
 	return T_PASS;
 }
 
+/* A probe numbered @seq as Linux 6.19+ sends it (NPATHS, GEN_NUM @gen,
+ * SPORT_IDX); the pong's GEN_NUM in *@pgen, 0 if it has none.
+ */
+static int gen_probe(struct rds_wire_sess *s, uint64_t seq, uint32_t gen,
+		     uint32_t *pgen)
+{
+	struct rds_wire_msg m;
+	uint8_t body[8], zero = 0;
+	size_t pos = 0;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	m.seq = seq;
+	m.sport = RDS_WIRE_PROBE_PORT;
+	rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_NPATHS, 1, 0, NULL, 0);
+	rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_GEN_NUM, gen, 0, NULL, 0);
+	rds_wire_ext_add(m.ext, &pos, RDS_WIRE_EXT_SPORT_IDX, 0, 0, &zero, 1);
+	if (rds_wire_send_raw(s, &m, NULL, 0))
+		return -1;
+	r = rds_wire_wait(s, 0, RDS_WIRE_PROBE_PORT, 3000);
+	*pgen = 0;
+	if (r == 1 && rds_wire_ext_find(s->cur.ext, RDS_WIRE_EXT_GEN_NUM,
+					body) == 4)
+		*pgen = (uint32_t)body[0] << 24 | body[1] << 16 |
+			body[2] << 8 | body[3];
+	return r;
+}
+
+/* A data message numbered @seq on @s: 1 if the target's socket got it. */
+static int gen_data(struct rds_wire_sess *s, uint64_t seq, uint8_t flags)
+{
+	struct rds_wire_msg m;
+	struct tgt_result res;
+	struct tgt_recv r;
+
+	if (tgt_recv_start(&r, 4070, 1, 1500))
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.seq = seq;
+	m.flags = flags;
+	m.len = 8;
+	m.sport = 5070;
+	m.dport = 4070;
+	if (rds_wire_send_raw(s, &m, "gen_num!", 8)) {
+		tgt_recv_finish(&r, 0, &res);
+		return -1;
+	}
+	tgt_recv_finish(&r, 1500, &res);
+	return res.count > 0;
+}
+
+/*
+ * GEN_NUM, a peer's incarnation (Linux sends it in every probe and pong
+ * from 6.19; 6.1 reads it but never fits it in): pongs carry the
+ * target's, the same every time; a probe whose GEN_NUM changed says the
+ * peer restarted, and its sequences start again. A message marked
+ * RETRANSMITTED numbered below what the peer's old incarnation reached
+ * is dropped as old before, delivered after (the new incarnation's first
+ * messages, retransmitted after a reconnect, are not old). Every frame
+ * is numbered here (a probe is not retransmitted: it moves the expected
+ * number on), and the target's own probe is left unanswered (an answer
+ * would be numbered too).
+ */
+static int t_gen_num(void)
+{
+	struct rds_wire_sess s;
+	struct tgt_counts a, b;
+	uint32_t g1 = 0, g2 = 0, g3 = 0;
+	int d1, d2, d3, d4, r1, r2, r3;
+
+	CHECK(lane_sess_open(&s, 0) == 0);
+	s.answer_pings = 0;
+	r1 = gen_probe(&s, 1, 0x600d0001, &g1);
+	tgt_counts(&a);
+	d1 = gen_data(&s, 100, 0);
+	d2 = gen_data(&s, 50, RDS_WIRE_F_RETRANS);
+	r2 = gen_probe(&s, 101, 0x600d0001, &g2);
+	d3 = gen_data(&s, 60, RDS_WIRE_F_RETRANS);
+	r3 = gen_probe(&s, 102, 0x600d0002, &g3);
+	d4 = gen_data(&s, 3, RDS_WIRE_F_RETRANS);
+	tgt_counts(&b);
+	OBS("pongs: %s GEN_NUM %#x, %s %#x, %s %#x",
+	    r1 == 1 ? "answered" : "unanswered", g1,
+	    r2 == 1 ? "answered" : "unanswered", g2,
+	    r3 == 1 ? "answered" : "unanswered", g3);
+	OBS("seq 100 %s; 50 RETRANS %s; same GEN_NUM, 60 RETRANS %s; new GEN_NUM, 3 RETRANS %s; conn_peer_restarted +%llu",
+	    d1 == 1 ? "delivered" : "dropped", d2 == 1 ? "delivered" : "dropped",
+	    d3 == 1 ? "delivered" : "dropped", d4 == 1 ? "delivered" : "dropped",
+	    CTR_DELTA(&b, &a, "conn_peer_restarted"));
+	rds_wire_sess_close(&s);
+	if (is_ours) {
+		CHECK(r1 == 1 && r2 == 1 && r3 == 1);
+		CHECK(g1 && g1 == g2 && g2 == g3);
+		CHECK(d1 == 1 && d2 == 0 && d3 == 0 && d4 == 1);
+		CHECK(CTR_DELTA(&b, &a, "conn_peer_restarted") == 1);
+	}
+	return T_PASS;
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -2567,6 +2666,7 @@ static const struct tcase cases[] = {
 	{ "partial_cost", t_partial_cost, -1 },
 	{ "cong_flap", t_cong_flap, 1 },
 	{ "lane_count_flip", t_lane_count_flip, 8 },
+	{ "gen_num", t_gen_num, 1 },
 };
 
 static int run_case(const struct tcase *tc, int idx)

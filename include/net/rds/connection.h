@@ -89,6 +89,8 @@ enum {
  * @c_pongs: pongs queued and not yet freed: a peer that pings without
  *	reading the answers gets no more beyond RDS_MAX_PONGS
  * @c_peer_ids: lane 0: the peer names its lanes when it connects them
+ * @c_peer_gen: lane 0: the GEN_NUM the peer last sent (0: none yet);
+ *	another value means it restarted (lanes.c)
  * @c_lane0: for a lane other than 0, lane 0 of the same peer, with a
  *	reference: no lane outlives its lane 0
  * @c_nlanes: lane 0: how many other lanes hold a reference to it
@@ -154,6 +156,7 @@ struct rds_connection {
 	unsigned int		c_xmit_pos;
 	atomic_t		c_pongs;
 	bool			c_peer_ids;
+	u32			c_peer_gen;
 	struct rds_connection	*c_lane0;
 	atomic_t		c_nlanes;
 	struct rds_cong_map	*c_lcong;
