@@ -933,14 +933,49 @@ RDS_TEST(memlock_accounting)
 }
 
 /* A region may be read and written by an RDMA from its own socket. */
+/*
+ * The next thing @fd reads within 3 s: 1 and *@n for an RDMA status, 0
+ * for a message.
+ */
+static int next_status_or_msg(int fd, struct rds_rdma_notify *n)
+{
+	char buf[16], cbuf[CMSG_SPACE(sizeof(*n)) + 64];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	long long end = rds_now_ms() + 3000;
+	struct cmsghdr *c;
+	struct msghdr m;
+
+	for (;;) {
+		rds_msg_init(&m, &iov, cbuf, sizeof(cbuf));
+		if (recvmsg(fd, &m, MSG_DONTWAIT) >= 0)
+			break;
+		if (errno != EAGAIN)
+			RDS_FAIL("recvmsg: %s", strerror(errno));
+		if (rds_now_ms() > end)
+			RDS_FAIL("neither the status nor the message came");
+		rds_sleep_ms(5);
+	}
+	c = rds_find_cmsg(&m, SOL_RDS, RDS_CMSG_RDMA_STATUS);
+	if (!c)
+		return 0;
+	memcpy(n, CMSG_DATA(c), sizeof(*n));
+	return 1;
+}
+
+/*
+ * An operation on a region of the sending socket itself: the status and
+ * the message both come to it. Over an adapter in either order: the
+ * message's receive and the operation's completion are on two queues
+ * (Linux 7.2's rxe delivers the message first).
+ */
 RDS_TEST(rdma_to_self)
 {
 	unsigned char *buf = rds_pages(2);
 	struct rds_iovec iov = { (uintptr_t)buf + PG, 100 };
+	struct rds_rdma_notify n = { 0 };
+	int t, i, st = 0, msgs = 0;
 	struct rds_addr ta;
 	uint64_t cookie = 0;
-	char msg[8];
-	int t;
 
 	RDS_SKIP_IF_INTREE("no RDMA on loopback");
 	t = rds_bound(addr_t(), 0, &ta);
@@ -948,8 +983,17 @@ RDS_TEST(rdma_to_self)
 	rds_fill(buf + PG, 100, 1);
 	RDS_EXPECT(rds_rdma(t, &ta, cookie, 20, 100, &iov, 1,
 			    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, 3, 0) == 0);
-	RDS_EXPECT(wait_status(t, 3) == RDS_RDMA_SUCCESS);
-	RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL, 2000) == 0);
+	for (i = 0; i < 2; i++) {
+		if (next_status_or_msg(t, &n))
+			st++;
+		else
+			msgs++;
+		/* On loopback the status comes first. */
+		if (!on_adapter() && !i)
+			RDS_EXPECT(st == 1);
+	}
+	RDS_EXPECT(st == 1 && msgs == 1);
+	RDS_EXPECT(n.user_token == 3 && n.status == RDS_RDMA_SUCCESS);
 	RDS_EXPECT(!memcmp(buf + 20, buf + PG, 100));
 	close(t);
 }
