@@ -92,10 +92,17 @@ RDS_TEST(bad_lengths)
 
 	RDS_EXPECT_ERRNO(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, buf, &len),
 			 EINVAL);
-	/* An unmapped buffer: upstream fails to pin it and says EAGAIN. */
+	/* An unmapped buffer: Linux up to 6.x fails to pin it and says
+	 * EAGAIN, as ours does; 7.2's in-tree RDS says EFAULT (its pages
+	 * come from an iov_iter now; upstream-behaviour.rst).
+	 */
 	len = 16;
-	RDS_EXPECT_ERRNO(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL,
-				    &len), EAGAIN);
+	errno = 0;
+	RDS_EXPECT(getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len) < 0);
+	if (errno == EFAULT && rds_is_intree())
+		printf("# in-tree RDS: EFAULT for an unmapped buffer (Linux 7.2)\n");
+	else
+		RDS_EXPECT(errno == EAGAIN);
 	close(fd);
 }
 
