@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/time.h>
 #include <time.h>
 #include <linux/rds.h>
@@ -417,6 +418,14 @@ static inline int rds_is_intree(void)
 		t[0] = 0;
 	fclose(f);
 	return !strchr(t, 'O');
+}
+
+/* The running kernel's major version (7 for 7.2), 0 if unknown. */
+static inline int rds_kernel_major(void)
+{
+	struct utsname u;
+
+	return uname(&u) ? 0 : atoi(u.release);
 }
 
 #define RDS_SKIP_IF_INTREE(what)					\

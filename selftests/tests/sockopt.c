@@ -116,6 +116,12 @@ RDS_TEST(transport_autoloads_module)
 {
 	int fd;
 
+	/* Linux 7.2 waits up to 5 s per lane of every RDS/TCP connection
+	 * for the peer's FIN when rds_tcp unloads: with what the suite
+	 * leaves, rmmod blocks for many minutes (upstream-behaviour.rst).
+	 */
+	if (rds_is_intree() && rds_kernel_major() >= 7)
+		rds_test_skip("in-tree RDS of Linux 7.x: rmmod rds_tcp waits 5 s per lane");
 	if (rds_module_loaded("rds_tcp") && system("rmmod rds_tcp 2>/dev/null"))
 		rds_test_skip("rds_tcp is loaded and busy");
 	if (rds_module_loaded("rds_tcp"))
