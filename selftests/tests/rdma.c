@@ -90,10 +90,15 @@ static int on_iwarp(void)
  * The peer refused a READ or WRITE (key, range). An iWARP device ends
  * the stream (TERMINATE) and reports nothing per operation: the
  * operation is reported dropped there, never as a success (rdma.rst).
+ * Over IB the peer's device may put its queue pair in error, and the
+ * peer tear the connection down, before its NAK reaches us: then the
+ * operation is flushed and reported dropped too (Linux 7.2's rxe, now
+ * and then: remote_error()).
  */
 static int refused(int status)
 {
-	if (status == (on_iwarp() ? RDS_RDMA_DROPPED : RDS_RDMA_REMOTE_ERROR))
+	if (status == (on_iwarp() ? RDS_RDMA_DROPPED : RDS_RDMA_REMOTE_ERROR) ||
+	    remote_error(status))
 		return 1;
 	printf("# refused operation reported status %d\n", status);
 	return 0;
