@@ -216,6 +216,8 @@ host_checks_lane() {
 			scripts/check/check-exports.sh
 		bg_step 8 "docs name only paths in the tree; kernel-doc clean" \
 			scripts/check/check-docs.sh
+		bg_step 10 "one version: dkms.conf, debian/changelog, every module's MODULE_VERSION" \
+			scripts/check/version-check.sh --modules
 	fi
 	[ "$MODE" = normal ] && [ "$DKMS" = 1 ] &&
 		bg_step 9 "dkms add/build/remove against $KVER headers" scripts/check/dkms-check.sh

@@ -83,3 +83,4 @@ module_exit(rds_ib_exit);
 
 MODULE_DESCRIPTION("RDS: InfiniBand/RoCE transport");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);

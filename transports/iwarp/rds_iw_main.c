@@ -73,3 +73,4 @@ module_exit(rds_iw_exit);
 
 MODULE_DESCRIPTION("RDS: iWARP transport");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);

@@ -122,3 +122,4 @@ module_exit(rds_loop_exit);
 
 MODULE_DESCRIPTION("RDS: loopback transport");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);

@@ -482,3 +482,4 @@ module_exit(rds_tcp_exit);
 
 MODULE_DESCRIPTION("RDS: TCP transport");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDS_VERSION);
