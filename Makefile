@@ -50,7 +50,7 @@ export KDIR KVER
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench debug-kernel \
 	check-debug check-fault fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
-	check-wire check-wire-short test
+	check-wire check-wire-short test deb check-deb tools_install
 
 all: modules tools selftests
 
@@ -136,10 +136,26 @@ bench:
 vm: all
 	scripts/vm/vm.sh --rdma --interactive
 
-install: modules_install
+# The modules to updates/ (over Linux's own RDS), the tools and their man
+# pages under PREFIX (/usr/local). The packages are the better route:
+# make deb, README.md "Installing".
+install: modules_install tools_install
 modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
+tools_install:
+	$(MAKE) -C tools install
+
+# Debian packages rds-dkms and rds-tools (dpkg-buildpackage from a clean
+# copy of the tree, then lintian) in results/deb/; see
+# Documentation/packaging.rst.
+deb:
+	scripts/deb/build.sh
+
+# The packages installed, booted on, upgraded and purged on every kernel
+# of scripts/kernels, each in a clean root of its Debian release.
+check-deb:
+	scripts/deb/check-deb.sh $(KERNEL)
 
 sparse:
 	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules

@@ -10,7 +10,8 @@ linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static cpio kmod iproute2
 rdma-core ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
 python3 sparse dkms gnuplot-nox xz-utils bc flex bison libelf-dev
-libssl-dev procps util-linux trinity debootstrap nftables perftest"
+libssl-dev procps util-linux trinity debootstrap nftables perftest
+dpkg-dev debhelper dh-dkms lintian"
 
 missing=""
 for p in $PKGS; do

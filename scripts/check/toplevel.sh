@@ -9,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$REPO"
 
-allowed=" .ci .gitignore Documentation Kbuild Makefile
+allowed=" .ci .gitignore Documentation Kbuild Makefile debian
 README.md dkms.conf include man net scripts selftests tools transports "
 allowed=$(echo $allowed)
 
