@@ -10,6 +10,7 @@
 #define _NET_RDS_COMPAT_H
 
 #include <linux/bvec.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/socket.h>
@@ -76,6 +77,20 @@ rds_register_net_sysctl(struct net *net, const char *path,
 #define RDS_WQ_PERCPU	WQ_PERCPU
 #else
 #define RDS_WQ_PERCPU	0
+#endif
+
+/*
+ * lock_map_acquire_try(): since 6.6, and in the 6.1 stable series from
+ * after 6.1.176 (Debian 12's 6.1.0-50, 6.1.176, lacks it; its 6.1.0-56,
+ * 6.1.192, has it). A macro where it exists. Without lockdep it must not
+ * name its argument: the map is then not a member of the structure.
+ */
+#if defined(lock_map_acquire_try)
+#define rds_lock_map_acquire_try(l)	lock_map_acquire_try(l)
+#elif defined(CONFIG_LOCKDEP)
+#define rds_lock_map_acquire_try(l)	lock_acquire_exclusive(l, 0, 1, NULL, _THIS_IP_)
+#else
+#define rds_lock_map_acquire_try(l)	do { } while (0)
 #endif
 
 /* get_unaligned_*() and put_unaligned_*(): a generic header since 6.12. */

@@ -17,6 +17,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
+#include <net/rds/compat.h>
 
 struct rds_transport;
 struct rds_conn_peer;
@@ -213,7 +214,7 @@ static inline bool rds_conn_xmit_trylock(struct rds_connection *conn)
 {
 	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags))
 		return false;
-	lock_map_acquire_try(&conn->c_xmit_map);
+	rds_lock_map_acquire_try(&conn->c_xmit_map);
 	return true;
 }
 
