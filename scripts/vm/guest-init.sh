@@ -48,6 +48,8 @@ say() { echo "[guest] $*"; }
 # provides the mount point (the guest needs no other release's modules).
 setup_modules() {
 	local kver moddir
+	# vm.sh --installed: the root's own modules, as its packages left them.
+	[ "${STAGED:-1}" = 0 ] && return 0
 	kver=$(uname -r)
 	moddir=${MODDIR:-/lib/modules/$kver}
 	if [ ! -d "/lib/modules/$kver" ]; then

@@ -12,6 +12,9 @@
 #   --no-load       do not modprobe our modules (the command will)
 #   --intree        Linux's own RDS instead of ours: nothing staged,
 #                   rds rds_tcp rds_rdma loaded from the kernel's tree
+#   --installed     nothing staged, nothing loaded, no overlay: modprobe
+#                   finds what the root's /lib/modules holds, as packages
+#                   installed it (scripts/deb/check-deb.sh); not with --rdma
 #   --kernel IMG    kernel image (default /boot/vmlinuz-KVER)
 #   --root DIR      the guest's root instead of the host's / (a Debian
 #                   root from debian-root.sh, with its kernel: RDS_KERNEL)
@@ -43,13 +46,14 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
-RDMA=0 LOAD=1 INTERACTIVE=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
+RDMA=0 LOAD=1 INTERACTIVE=0 INSTALLED=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
 KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" MONITOR=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
 	--no-load) LOAD=0 ;;
 	--intree) INTREE=1 ;;
+	--installed) INSTALLED=1 LOAD=0 ;;
 	--interactive) INTERACTIVE=1 ;;
 	--kernel) KERNEL=$2; shift ;;
 	--root) ROOT=$2; shift ;;
@@ -70,6 +74,7 @@ while [ $# -gt 0 ]; do
 done
 JOB="$*"
 [ -n "$JOB" ] || [ "$INTERACTIVE" = 1 ] || die "no command (or --interactive)"
+[ "$INSTALLED" = 1 ] && [ "$RDMA" = 1 ] && die "--installed stages no siw: no --rdma"
 
 WIRE_N="" WIRE_SOCK="" WIRE_DIR="" WIRE_HOSTS=""
 if [ -n "$WIRE" ]; then
@@ -100,7 +105,7 @@ case "$REPO" in
 *[[:space:]]*) die "the checkout's path must not contain blanks: $REPO" ;;
 esac
 
-if [ "$INTREE" = 0 ]; then
+if [ "$INTREE" = 0 ] && [ "$INSTALLED" = 0 ]; then
 	for ko in $RDS_MODULES; do
 		[ -f "$REPO/$ko" ] || die "$ko not built: run make"
 	done
@@ -145,7 +150,10 @@ stage_modules() {
 	cp "$tree"/modules.* "$OUTDIR/modules/" 2>/dev/null
 	rm -rf "$OUTDIR/depmod-tree"
 }
-if [ "$INTREE" = 1 ]; then
+if [ "$INSTALLED" = 1 ]; then
+	RDS_LOAD=""
+	mkdir -p "$OUTDIR/modules"
+elif [ "$INTREE" = 1 ]; then
 	# Only siw joins the kernel's own tree; RDS is Linux's.
 	RDS_MODULES=""
 	stage_modules || die "depmod of the staged modules failed"
@@ -160,6 +168,7 @@ fi
 	printf 'RDMA=%q LOAD=%q INTERACTIVE=%q\n' "$RDMA" "$LOAD" "$INTERACTIVE"
 	printf 'RDS_LOAD=%q\n' "$RDS_LOAD"
 	printf 'RDS_IMPL=%q\n' "$([ "$INTREE" = 1 ] && echo intree || echo ours)"
+	printf 'STAGED=%q\n' "$((1 - INSTALLED))"
 	printf 'WIRE=%q WIRE_MAC=%q WIRE_HOSTS=%q\n' "$WIRE_N" "$RDS_WIRE_MAC_PREFIX$WIRE_N" "$WIRE_HOSTS"
 	printf 'MODDIR=%q\n' "${MODDIR#"$ROOT"}"
 	printf 'JOB=%q\n' "$JOB"
