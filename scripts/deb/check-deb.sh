@@ -133,7 +133,7 @@ upgrade() {	# KVER
 	cp $(debs "$next") "$mnt/tmp/" &&
 	apt_install /tmp/rds-dkms_"$next"_all.deb /tmp/rds-tools_"$next"_"$arch".deb || return 1
 	dkms_has "$next" "$1" && modinfo_is "$1" "$next" || return 1
-	in_root dkms status | grep "rds/$ver[,:]" && { echo "rds/$ver left in DKMS"; return 1; }
+	in_root dkms status | grep "rds/${ver}[,:]" && { echo "rds/$ver left in DKMS"; return 1; }
 	[ ! -e "$mnt/usr/src/rds-$ver" ] || { echo "/usr/src/rds-$ver left"; return 1; }
 	[ "$(in_root dpkg-query -W -f='${Version}' rds-tools)" = "$next" ]
 }
