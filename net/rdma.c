@@ -934,27 +934,21 @@ static void rds_mr_kill_worker(struct work_struct *work)
 	rds_mr_kill(container_of(work, struct rds_mr, r_kill_w));
 }
 
-/**
- * rds_rdma_recv_used - a message says the peer used one of our regions
- * @rs: the socket the message is for
- * @hdr: its header; RDS_EXTHDR_RDMA names the region's key
- *
- * A use-once region dies: out of the table now, invalidated (which may
- * sleep) from process context soon after, as Linux does on receive.
- *
- * Context: the transport's receive path (softirq).
+/* The use-once region of @rs that @hdr says a peer used, claimed and out
+ * of the table (the caller has the table's reference), or NULL.
  */
-void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr)
+static struct rds_mr *rds_rdma_used_claim(struct rds_sock *rs,
+					  const struct rds_header *hdr)
 {
 	struct rds_ext_header_rdma ext;
 	struct rds_mr *mr;
 	u32 key;
 
 	if (!rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA, &ext))
-		return;
+		return NULL;
 	key = be32_to_cpu(ext.h_rdma_rkey);
 	if (!key)
-		return;
+		return NULL;
 	xa_lock_bh(&rs->rs_mrs);
 	mr = xa_load(&rs->rs_mrs, key);
 	if (mr && mr->r_use_once && !mr->r_claimed) {
@@ -964,11 +958,79 @@ void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr)
 		mr = NULL;
 	}
 	xa_unlock_bh(&rs->rs_mrs);
+	return mr;
+}
+
+/**
+ * rds_rdma_recv_used - a message says the peer used one of our regions
+ * @rs: the socket the message is for
+ * @hdr: its header; RDS_EXTHDR_RDMA names the region's key
+ *
+ * A use-once region dies: out of the table now, invalidated (which may
+ * sleep) from process context soon after. A transport that can be
+ * RDMA'd into claims the region before delivery instead
+ * (rds_rdma_recv_claim()), so this finds nothing to do there.
+ *
+ * Context: the transport's receive path (softirq).
+ */
+void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr)
+{
+	struct rds_mr *mr = rds_rdma_used_claim(rs, hdr);
+
 	if (mr) {
 		INIT_WORK(&mr->r_kill_w, rds_mr_kill_worker);
 		queue_work(rds_wq, &mr->r_kill_w);	/* the table's ref */
 	}
 }
+
+/**
+ * rds_rdma_recv_claim - a received message used a use-once region of ours
+ * @conn: the connection it came on
+ * @hdr: its header (RDS_EXTHDR_RDMA names the key the peer used)
+ * @daddr: its destination address
+ *
+ * The region leaves its socket's table now; the caller must kill it with
+ * rds_rdma_recv_kill() before the message is delivered, so that no peer
+ * reaches it once the receiver can see the message (rdma.rst).
+ *
+ * Context: any (the receive path: softirq).
+ * Return: the claimed region, or NULL if the message names none (the
+ * cheap case: a header without the extension is not looked up).
+ */
+struct rds_mr *rds_rdma_recv_claim(struct rds_connection *conn,
+				   const struct rds_header *hdr,
+				   const struct in6_addr *daddr)
+{
+	struct rds_ext_header_rdma ext;
+	struct rds_sock *rs;
+	struct rds_mr *mr;
+
+	if (!hdr->h_dport || !rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA, &ext))
+		return NULL;
+	rs = rds_find_bound(rds_net(rds_conn_net(conn)), daddr, hdr->h_dport,
+			    conn->c_dev_if);
+	if (!rs)
+		return NULL;
+	mr = rds_rdma_used_claim(rs, hdr);
+	sock_put(rds_rs_to_sk(rs));
+	return mr;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_recv_claim);
+
+/**
+ * rds_rdma_recv_kill - kill a region rds_rdma_recv_claim() returned
+ * @mr: the region
+ *
+ * Returns once the transport invalidated it (a bounded wait: the
+ * transport destroys a region it cannot invalidate in time).
+ *
+ * Context: process context, may sleep.
+ */
+void rds_rdma_recv_kill(struct rds_mr *mr)
+{
+	rds_mr_kill(mr);
+}
+EXPORT_SYMBOL_GPL(rds_rdma_recv_kill);
 
 /**
  * rds_rdma_hdr_cookie - the RDS_EXTHDR_RDMA_DEST cookie of a header

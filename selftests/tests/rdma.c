@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE 1
 #include <math.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -483,6 +484,91 @@ RDS_TEST(use_once_dies_after_one_use)
 	RDS_EXPECT(all_bytes(tbuf, 64, 1));
 	/* Gone from the table: freeing it is an unknown cookie. */
 	RDS_EXPECT_ERRNO(rds_free_mr(t, cookie, 0), EINVAL);
+	close(t);
+	close(s);
+	RDS_EXPECT(rds_obj("mrs") <= 0);
+}
+
+/*
+ * Use-once against a peer that keeps the cookie: the second RDMA is sent
+ * the moment the message of the first is readable at the target (poll
+ * and MSG_PEEK, before recvmsg()), by a real-time task on one CPU, so
+ * nothing the delivery left to a work item can run in between. The region must be dead by then
+ * on every transport (rdma.rst), so the second use never succeeds and
+ * never reaches the memory. Repeated: 200 times on loopback, 16 over an
+ * adapter (where each refused operation costs a reconnect). Old main:
+ * over rxe the region died in a work item after delivery, and the
+ * second use raced it.
+ */
+RDS_TEST(use_once_dead_when_readable)
+{
+	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
+	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
+	int t, s, i, j, n = on_adapter() ? 16 : 200, second_ok = 0, wrote = 0;
+	struct sched_param sp = { .sched_priority = 1 };
+	struct rds_rdma_notify nt;
+	struct rds_addr ta;
+	int st1, st2;
+	uint64_t cookie;
+	cpu_set_t cpus;
+	char msg[8];
+
+	RDS_SKIP_IF_INTREE("no RDMA on loopback");
+	/* Real-time on one CPU: woken by the message, the test runs before
+	 * any work item queued on that CPU by the delivery could.
+	 */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+	    sched_setscheduler(0, SCHED_FIFO, &sp))
+		printf("# not real-time on one CPU: %s\n", strerror(errno));
+	pair(&t, &ta, &s);
+	for (i = 0; i < n; i++) {
+		memset(tbuf, 0, PG);
+		cookie = 0;
+		RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, RDS_RDMA_USE_ONCE,
+					 &cookie));
+		memset(lbuf, 1, PG);
+		RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+				    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
+				    2 * i + 1, 0) == 0);
+		if (!rds_wait_readable(t, 3000))
+			RDS_FAIL("round %d: the message never came", i);
+		memset(lbuf, 2, PG);
+		RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
+				    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
+				    2 * i + 2, 0) == 0);
+		/* Two notifications, in either order. */
+		st1 = st2 = -1;
+		for (j = 0; j < 2; j++) {
+			if (rds_get_notify(s, &nt, 3000))
+				RDS_FAIL("round %d: no RDMA notification", i);
+			if (nt.user_token == 2 * (uint64_t)i + 1)
+				st1 = nt.status;
+			else if (nt.user_token == 2 * (uint64_t)i + 2)
+				st2 = nt.status;
+			else
+				RDS_FAIL("round %d: token %llu", i,
+					 (unsigned long long)nt.user_token);
+		}
+		if (st1 != RDS_RDMA_SUCCESS)
+			RDS_FAIL("round %d: the first use: status %d", i, st1);
+		if (st2 == RDS_RDMA_SUCCESS)
+			second_ok++;
+		else
+			RDS_EXPECT(refused(st2) || remote_error(st2));
+		RDS_EXPECT(rds_recv(t, msg, sizeof(msg), 0, NULL, NULL,
+				    2000) == 0);
+		if (!all_bytes(tbuf, 64, 1))
+			wrote++;
+		/* A second use that got through has its message too. */
+		while (recv(t, msg, sizeof(msg), MSG_DONTWAIT) >= 0)
+			;
+	}
+	printf("# %d rounds: the second use succeeded %d times, wrote the region %d times\n",
+	       n, second_ok, wrote);
+	RDS_EXPECT(second_ok == 0);
+	RDS_EXPECT(wrote == 0);
 	close(t);
 	close(s);
 	RDS_EXPECT(rds_obj("mrs") <= 0);

@@ -265,6 +265,8 @@ struct rds_rdma_recv {
  * @ii_bytes: data bytes received
  * @ii_got: pages in @ii_pages
  * @ii_copy: a small message's data, copied (after @ii_pages), or NULL
+ * @ii_held: on the connection's i_rx_held while its delivery waits
+ * @ii_mr: the use-once region it used, to kill before it is delivered
  * @ii_pages: the data, RDS_FRAG_SIZE bytes per page (the last one less)
  */
 struct rds_rdma_incoming {
@@ -272,6 +274,8 @@ struct rds_rdma_incoming {
 	u32			ii_bytes;
 	unsigned int		ii_got;
 	u8			*ii_copy;
+	struct list_head	ii_held;
+	struct rds_mr		*ii_mr;
 	struct page		*ii_pages[];
 };
 
@@ -285,6 +289,7 @@ enum {
 				 * waits for its RDMA: kick on release
 				 */
 	RDS_RDMA_PEER_FIRST,	/* lost a race: the peer connects next */
+	RDS_RDMA_RX_HOLDING,	/* deliveries wait behind a use-once kill */
 };
 
 /**
@@ -350,6 +355,12 @@ enum {
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
  * @i_rx_w: refills the ring when a page could not be allocated
+ * @i_rx_held: complete messages whose delivery waits, in order, for a
+ *	use-once region one of them used to be invalidated (under
+ *	@i_rx_lock; RDS_RDMA_RX_HOLDING while not empty or being delivered)
+ * @i_rx_held_count: messages on @i_rx_held
+ * @i_rx_held_bytes: their bytes
+ * @i_rx_hold_w: kills those regions and delivers @i_rx_held
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  */
@@ -407,6 +418,10 @@ struct rds_rdma_conn {
 	struct rds_rdma_incoming *i_rx_inc;
 	struct rds_header	i_rx_hdr;
 	struct delayed_work	i_rx_w;
+	struct list_head	i_rx_held;
+	u32			i_rx_held_count;
+	u64			i_rx_held_bytes;
+	struct work_struct	i_rx_hold_w;
 	u8			i_sgid[16];
 	u8			i_dgid[16];
 };
@@ -448,6 +463,9 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_MR_1M_POOL_DEPLETED,
 	RDS_RDMA_STAT_TX_ACK_REQUIRED,
 	RDS_RDMA_STAT_RX_PAGE_REUSED,
+	RDS_RDMA_STAT_RX_HELD_USE_ONCE,
+	RDS_RDMA_STAT_RX_HOLD_OVERFLOW,
+	RDS_RDMA_STAT_MR_TIMEOUT,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -563,6 +581,7 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic);
 int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic);
 void rds_rdma_recv_fill(struct rds_connection *conn);
 void rds_rdma_recv_worker(struct work_struct *work);
+void rds_rdma_recv_hold_worker(struct work_struct *work);
 int rds_rdma_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
 void rds_rdma_inc_free(struct rds_incoming *inc);
 

@@ -20,6 +20,8 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	mutex_init(&ic->i_cm_mutex);
 	spin_lock_init(&ic->i_rx_lock);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
+	INIT_LIST_HEAD(&ic->i_rx_held);
+	INIT_WORK(&ic->i_rx_hold_w, rds_rdma_recv_hold_worker);
 	INIT_DELAYED_WORK(&ic->i_ack_w, rds_rdma_ack_worker);
 	init_waitqueue_head(&ic->i_rdma_wait);
 	spin_lock_init(&ic->i_rdma_lock);
@@ -37,6 +39,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_connect_w);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
+	flush_work(&ic->i_rx_hold_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_free);
@@ -147,6 +150,10 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	spin_unlock_bh(&ic->i_rx_lock);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
+	/* Held messages are dropped unacked (the peer sends them again),
+	 * but the regions they used die first: waited for, not cancelled.
+	 */
+	flush_work(&ic->i_rx_hold_w);
 
 	if (ic->i_qp) {
 		/* Every posted request completes (flushed) before this

@@ -49,6 +49,16 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_TX_ACK_REQUIRED]		= "ib_tx_ack_required",
 	/* Ours: receive pages taken from the recycled ones. */
 	[RDS_RDMA_STAT_RX_PAGE_REUSED]		= "ib_rx_page_reused",
+	/* Ours: messages that used a use-once region of ours, delivered
+	 * only once it was invalidated.
+	 */
+	[RDS_RDMA_STAT_RX_HELD_USE_ONCE]	= "ib_rx_held_use_once",
+	/* Ours: connections dropped for holding too much behind one. */
+	[RDS_RDMA_STAT_RX_HOLD_OVERFLOW]	= "ib_rx_hold_overflow",
+	/* Ours: a registration or invalidation the device did not complete
+	 * in time (the region was destroyed instead).
+	 */
+	[RDS_RDMA_STAT_MR_TIMEOUT]		= "ib_rdma_mr_timeout",
 };
 EXPORT_SYMBOL_GPL(rds_rdma_stat_names);
 

@@ -71,6 +71,9 @@ static const unsigned int rds_rdma_frmr_cap[RDS_RDMA_FRMR_CLASSES] = {
  * @f_cqe: completion of the REG_MR or LOCAL_INV in flight
  * @f_done: completed with it
  * @f_status: its status
+ * @f_stuck: the device did not complete a request in time: @f_cqe may
+ *	still complete, so the struct is never freed (counted, see
+ *	rds_rdma_frmr_post())
  * @f_sg: the pages, up to the class's count
  */
 struct rds_rdma_frmr {
@@ -82,6 +85,7 @@ struct rds_rdma_frmr {
 	struct ib_cqe		f_cqe;
 	struct completion	f_done;
 	enum ib_wc_status	f_status;
+	bool			f_stuck;
 	struct scatterlist	f_sg[];
 };
 
@@ -100,7 +104,8 @@ static void rds_rdma_frmr_destroy(struct rds_rdma_frmr *f)
 	if (f->f_mr)
 		ib_dereg_mr(f->f_mr);
 	rds_rdma_dev_struct_put(f->f_dev);
-	kfree(f);
+	if (!f->f_stuck)
+		kfree(f);
 }
 
 /* A free region of @class to reuse, or NULL to make a new one. */
@@ -198,8 +203,17 @@ static void rds_rdma_frmr_put(struct rds_rdma_frmr *f, bool reuse)
 	rds_rdma_frmr_destroy(f);
 }
 
+/* How long a registration or invalidation may take. A use-once
+ * region's invalidation holds its connection's deliveries (rdma.rst).
+ */
+#define RDS_RDMA_REG_TIMEOUT	(5 * HZ)
+
 /* Post @wr (REG_MR or LOCAL_INV of @f) on the registration queue pair
- * and wait for it. dev->reg_rwsem is held for read.
+ * and wait for it, RDS_RDMA_REG_TIMEOUT at most: a device that does not
+ * complete it then has its region destroyed instead (which no peer
+ * reaches either), the queue pair marked broken and @f kept forever
+ * (its completion may still come), counted in ib_rdma_mr_timeout.
+ * dev->reg_rwsem is held for read.
  */
 static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 			      struct rds_rdma_frmr *f, struct ib_send_wr *wr)
@@ -223,8 +237,19 @@ static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 	local_bh_enable();
 	if (!ret) {
 		/* The device completes it, or a flush does. */
-		wait_for_completion(&f->f_done);
-		if (f->f_status != IB_WC_SUCCESS) {
+		if (!wait_for_completion_timeout(&f->f_done,
+						 RDS_RDMA_REG_TIMEOUT)) {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_MR_TIMEOUT);
+			rds_rdma_regqp_set_broken(dev->regqp);
+			f->f_stuck = true;
+			ib_dereg_mr(f->f_mr);
+			f->f_mr = NULL;
+			if (f->f_nents)
+				ib_dma_unmap_sg(dev->ibdev, f->f_sg, f->f_nents,
+						DMA_BIDIRECTIONAL);
+			f->f_nents = 0;
+			ret = -ETIMEDOUT;
+		} else if (f->f_status != IB_WC_SUCCESS) {
 			rds_rdma_regqp_set_broken(dev->regqp);
 			ret = -EIO;
 		}
@@ -334,7 +359,8 @@ static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
 	wr.key = f->f_mr->rkey;
 	wr.access = access;
 	ret = rds_rdma_frmr_post(dev, f, &wr.wr);
-	trace_rds_rdma_mr_reg(f->f_mr, f->f_nents, ret);
+	if (f->f_mr)	/* NULL: destroyed after a timeout */
+		trace_rds_rdma_mr_reg(f->f_mr, f->f_nents, ret);
 	if (ret)
 		rds_rdma_frmr_unmap(f);
 	return ret;

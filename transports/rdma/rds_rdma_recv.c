@@ -133,18 +133,125 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 	kfree(inc);
 }
 
-/* A complete message: to the core, and to be acked. */
-static void rds_rdma_recv_complete(struct rds_connection *conn,
-				   struct rds_rdma_conn *ic,
-				   struct rds_rdma_incoming *inc)
+/* A complete message to the core, and to be acked; i_rx_lock held. */
+static void rds_rdma_recv_deliver(struct rds_connection *conn,
+				  struct rds_rdma_conn *ic,
+				  struct rds_rdma_incoming *inc)
 {
-	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
 	rds_recv_incoming(conn, &inc->ii_inc);
 	if (inc->ii_inc.i_hdr.h_flags & RDS_FLAG_ACK_REQUIRED)
 		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 	else
 		rds_rdma_ack_later(conn, ic);
 	rds_inc_put(&inc->ii_inc);
+}
+
+/* Held messages a connection may have behind use-once kills, besides at
+ * most its ring's count: several ms of an adapter's traffic, while a
+ * LOCAL_INV takes microseconds (and at most RDS_RDMA_REG_TIMEOUT).
+ */
+#define RDS_RDMA_HOLD_MAX_BYTES	(8U << 20)
+
+/* Queue @inc behind the held ones; i_rx_lock held. @mr, if not NULL, is
+ * the use-once region it used, which dies before it is delivered.
+ */
+static void rds_rdma_recv_hold(struct rds_connection *conn,
+			       struct rds_rdma_conn *ic,
+			       struct rds_rdma_incoming *inc, struct rds_mr *mr)
+{
+	u32 len = be32_to_cpu(inc->ii_inc.i_hdr.h_len);
+
+	if (mr)
+		rds_rdma_stat_inc(RDS_RDMA_STAT_RX_HELD_USE_ONCE);
+	if (ic->i_rx_held_count >= ic->i_recv_ring ||
+	    ic->i_rx_held_bytes + len > RDS_RDMA_HOLD_MAX_BYTES) {
+		/* The device is stuck on a kill: deliver nothing more on
+		 * this connection (a gap would lose a message for good).
+		 * What is held is dropped unacked and comes again after the
+		 * reconnect; regions still die first.
+		 */
+		if (!test_and_set_bit(RDS_RDMA_RX_DYING, &ic->i_flags)) {
+			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_HOLD_OVERFLOW);
+			net_warn_ratelimited("rds: %s: %u messages from %pI6c held behind a use-once region, dropping the connection\n",
+					     conn->c_trans->name,
+					     ic->i_rx_held_count, &conn->c_faddr);
+			rds_conn_drop(conn);
+		}
+	}
+	inc->ii_mr = mr;
+	list_add_tail(&inc->ii_held, &ic->i_rx_held);
+	ic->i_rx_held_count++;
+	ic->i_rx_held_bytes += len;
+	if (!test_and_set_bit(RDS_RDMA_RX_HOLDING, &ic->i_flags))
+		queue_work(rds_rdma_wq, &ic->i_rx_hold_w);
+}
+
+/*
+ * A complete message. One that used a use-once region of ours waits for
+ * the region to be invalidated (rds_rdma_recv_hold_worker()), and every
+ * later one waits behind it, in order: once the receiver can see the
+ * message, no peer can reach the region (rdma.rst). The others go to
+ * the core at once.
+ */
+static void rds_rdma_recv_complete(struct rds_connection *conn,
+				   struct rds_rdma_conn *ic,
+				   struct rds_rdma_incoming *inc)
+{
+	struct rds_mr *mr;
+
+	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
+	mr = rds_rdma_recv_claim(conn, &inc->ii_inc.i_hdr, &conn->c_laddr);
+	if (mr || test_bit(RDS_RDMA_RX_HOLDING, &ic->i_flags)) {
+		rds_rdma_recv_hold(conn, ic, inc, mr);
+		return;
+	}
+	rds_rdma_recv_deliver(conn, ic, inc);
+}
+
+/**
+ * rds_rdma_recv_hold_worker - deliver the held messages
+ * @work: the connection's i_rx_hold_w
+ *
+ * In order: each use-once region a message used is killed (the device
+ * invalidates it; a bounded wait) before that message and those behind
+ * it go to the core. Holding i_rx_lock while delivering keeps the
+ * completion handler's deliveries out, which are held meanwhile anyway.
+ * Shutdown (RDS_RDMA_RX_DYING) waits for this and has it drop, unacked,
+ * what is not delivered: the regions still die.
+ *
+ * Context: process context.
+ */
+void rds_rdma_recv_hold_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(work, struct rds_rdma_conn,
+						i_rx_hold_w);
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	struct rds_rdma_incoming *inc;
+	struct rds_mr *mr;
+
+	spin_lock_bh(&ic->i_rx_lock);
+	while ((inc = list_first_entry_or_null(&ic->i_rx_held,
+					       struct rds_rdma_incoming,
+					       ii_held))) {
+		mr = inc->ii_mr;
+		if (mr) {
+			/* @inc stays first: the handler only appends. */
+			inc->ii_mr = NULL;
+			spin_unlock_bh(&ic->i_rx_lock);
+			rds_rdma_recv_kill(mr);
+			spin_lock_bh(&ic->i_rx_lock);
+		}
+		list_del(&inc->ii_held);
+		ic->i_rx_held_count--;
+		ic->i_rx_held_bytes -= be32_to_cpu(inc->ii_inc.i_hdr.h_len);
+		if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+			rds_inc_put(&inc->ii_inc);
+		else
+			rds_rdma_recv_deliver(conn, ic, inc);
+	}
+	clear_bit(RDS_RDMA_RX_HOLDING, &ic->i_flags);
+	rds_rdma_send_ack(conn);
+	spin_unlock_bh(&ic->i_rx_lock);
 }
 
 /* A fragment that does not belong where it claims: the stream is lost. */

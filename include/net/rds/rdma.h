@@ -64,7 +64,8 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg);
  * @r_trans: the transport that registered it (its module is held while
  *	@r_tdata is set)
  * @r_tdata: the transport's state of the registration, or NULL
- * @r_kill_w: kills a use-once region a peer used (from receive)
+ * @r_kill_w: kills a use-once region a peer used (from a receive path
+ *	that does not kill it before delivery: rds_rdma_recv_used())
  *
  * Remote addresses are offsets from the start of the first page: the
  * region is [@r_offset, @r_offset + @r_len).
@@ -177,6 +178,10 @@ bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 void rds_mr_access_end(struct rds_mr_access *acc);
 void rds_rdma_op_complete(struct rds_rdma_op *op, int status);
 void rds_rdma_send_complete(struct rds_message *rm, int status);
+struct rds_mr *rds_rdma_recv_claim(struct rds_connection *conn,
+				   const struct rds_header *hdr,
+				   const struct in6_addr *daddr);
+void rds_rdma_recv_kill(struct rds_mr *mr);
 
 /*
  * A silent RDMA with nothing else to say: no SEND goes to the peer (as in
