@@ -574,6 +574,146 @@ RDS_TEST(use_once_dead_when_readable)
 	RDS_EXPECT(rds_obj("mrs") <= 0);
 }
 
+/* The test modules of selftests/modules (rds_test_rxe_slow holds rxe
+ * inside a peer's access): parameter @name of module @mod.
+ */
+static long test_mod_get(const char *mod, const char *name)
+{
+	char path[160];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static void test_mod_set(const char *mod, const char *name, long v)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", mod, name);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%ld\n", v) < 0 || fclose(f))
+		RDS_FAIL("%s: %s", path, strerror(errno));
+}
+
+/* Load @mod from the selftests' modules/ next to bin/; 0 if in. */
+static int test_mod_load(const char *mod)
+{
+	char exe[512], cmd[1200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	snprintf(cmd, sizeof(cmd), "rmmod %s 2>/dev/null; insmod %s/../modules/%s.ko 2>&1",
+		 mod, exe, mod);
+	return system(cmd) ? -1 : 0;
+}
+
+static void test_mod_unload(const char *mod)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rmmod %s", mod);
+	if (system(cmd) != 0)
+		printf("# rmmod %s failed\n", mod);
+}
+
+#define RXE_SLOW "rds_test_rxe_slow"
+
+/*
+ * RDS_FREE_MR's promise, once it returns the memory is never read or
+ * written again (rdma.rst), against a peer's access already under way:
+ * a test module holds rxe for 300 ms inside the copy of a peer's READ
+ * of 512 bytes, after rxe checked the key, and the region is freed
+ * then. Even rounds write a new pattern into the region the moment
+ * RDS_FREE_MR returns: the READ must not bring it back. Odd rounds
+ * unmap the buffer once registered, so the free releases the last
+ * reference on its page: a late copy is a use-after-free (KASAN on the
+ * debug kernel). Before the fix rxe's LOCAL_INV completed while the copy
+ * was held, RDS_FREE_MR returned at once and the READ returned the
+ * new pattern; now the free waits for the copy. rxe only (the kprobe
+ * is on rxe_mr_copy()).
+ */
+RDS_TEST(free_mr_waits_for_peer_access)
+{
+	enum { LEN = 512, ROUNDS = 4, HOLD_MS = 300 };
+	unsigned char *lbuf = rds_pages(1), *tbuf;
+	struct rds_iovec iov = { (uintptr_t)lbuf, LEN };
+	int t, s, i, st, late = 0;
+	long long t0, waited;
+	struct rds_addr ta;
+	uint64_t cookie;
+	long hits;
+
+	if (!on_adapter() || on_iwarp())
+		rds_test_skip("a kprobe on rxe_mr_copy() holds rxe: rxe only");
+	if (test_mod_load(RXE_SLOW))
+		rds_test_skip("modules/" RXE_SLOW ".ko does not load (make test-modules)");
+	pair(&t, &ta, &s);
+	for (i = 0; i < ROUNDS; i++) {
+		tbuf = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (tbuf == MAP_FAILED)
+			RDS_FAIL("mmap: %s", strerror(errno));
+		memset(tbuf, 0x11, PG);
+		cookie = 0;
+		RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
+		/* Unmapped now, not while the copy is held: the kprobe
+		 * holds it with interrupts off, and munmap() would wait
+		 * for that CPU's TLB flush.
+		 */
+		if (i & 1)
+			munmap(tbuf, PG);
+		memset(lbuf, 0, PG);
+		hits = test_mod_get(RXE_SLOW, "hits");
+		test_mod_set(RXE_SLOW, "delay_ms", HOLD_MS);
+		RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, LEN, &iov, 1,
+				    RDS_RDMA_NOTIFY_ME, i + 1, 0) == 0);
+		t0 = rds_now_ms();
+		while (test_mod_get(RXE_SLOW, "hits") == hits) {
+			if (rds_now_ms() - t0 > 5000)
+				RDS_FAIL("round %d: the READ never reached the region", i);
+			usleep(200);
+		}
+		/* Held now; later copies are not. */
+		test_mod_set(RXE_SLOW, "delay_ms", 0);
+		t0 = rds_now_ms();
+		RDS_EXPECT_OK(rds_free_mr(t, cookie, 0));
+		waited = rds_now_ms() - t0;
+		if (!(i & 1))
+			memset(tbuf, 0xee, PG);
+		st = wait_status(s, i + 1);
+		RDS_EXPECT(st == RDS_RDMA_SUCCESS);
+		if (!(i & 1)) {
+			if (memchr(lbuf, 0xee, LEN))
+				late++;
+			munmap(tbuf, PG);
+		}
+		printf("# round %d: RDS_FREE_MR took %lld ms, the READ's status %d%s\n",
+		       i, waited, st, i & 1 ? " (buffer unmapped)" :
+		       memchr(lbuf, 0xee, LEN) ? ", it read what was written after the free" : "");
+	}
+	RDS_EXPECT(late == 0);
+	close(t);
+	close(s);
+	test_mod_unload(RXE_SLOW);
+	RDS_EXPECT(rds_obj("mrs") <= 0);
+}
+
 /*
  * On an adapter a cookie's key is the device's: its high 24 bits name a
  * region of the pool, its low byte changes on every reuse. Registering

@@ -5,7 +5,8 @@
  * repeated RDS_GET_MR: region objects are allocated once and reused)
  * without its hole: Linux leaves a freed region valid until a later
  * batched flush, while here RDS_FREE_MR returns only after the device
- * invalidated it, so the memory is never read or written again.
+ * invalidated it and finished what it was doing with it, so the memory
+ * is never read or written again.
  *
  * A registration maps exactly the user's range: its I/O virtual address
  * is the region's offset in its first page, so a peer addresses it as
@@ -333,12 +334,44 @@ static int rds_rdma_frmr_map(struct rds_rdma_dev *dev, struct rds_rdma_frmr *f,
 	return 0;
 }
 
+/* After the device lost the region (invalidated or deregistered). */
 static void rds_rdma_frmr_unmap(struct rds_rdma_frmr *f)
 {
-	if (f->f_nents && f->f_mr)
+	if (f->f_nents)
 		ib_dma_unmap_sg(f->f_dev->ibdev, f->f_sg, f->f_nents,
 				DMA_BIDIRECTIONAL);
 	f->f_nents = 0;
+}
+
+/*
+ * Does a completed LOCAL_INV on @dev mean the device touches the pages
+ * no more? It does on hardware, as every FRWR user assumes. rxe's does
+ * not: it marks the region invalid, while a responder that checked the
+ * key before goes on copying a peer's READ out of the pages (or a WRITE
+ * into them); KASAN saw such a READ served from a page RDS_FREE_MR had
+ * released. rxe's deregistration waits for those accesses (it drops the
+ * key, then waits for the references its responder holds).
+ */
+static bool rds_rdma_inv_fences(struct rds_rdma_dev *dev)
+{
+	return dev->ibdev->ops.driver_id != RDMA_DRIVER_RXE;
+}
+
+/* A new device region for @f's pool slot, its old one deregistered;
+ * dev->reg_rwsem held for read.
+ */
+static int rds_rdma_frmr_renew(struct rds_rdma_frmr *f)
+{
+	struct rds_rdma_dev *dev = f->f_dev;
+	struct ib_mr *mr;
+
+	mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG,
+			 rds_rdma_frmr_max_pages(dev, f->f_class));
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	ib_update_fast_reg_key(mr, get_random_u8());
+	f->f_mr = mr;
+	return 0;
 }
 
 /* Register @mr on @dev; dev->reg_rwsem held for read. */
@@ -432,7 +465,10 @@ EXPORT_SYMBOL_GPL(rds_rdma_mr_register);
  * @mr: a region rds_rdma_mr_register() registered
  *
  * Returns once the device has invalidated the region (or the device is
- * gone and took it along): no peer reaches the pages any more.
+ * gone and took it along) and is done with any access a peer started
+ * before: no peer reaches the pages any more, and the caller may
+ * release them. On rxe that takes a deregistration
+ * (rds_rdma_inv_fences()).
  *
  * Context: process context, may sleep.
  */
@@ -441,26 +477,37 @@ void rds_rdma_mr_free(struct rds_mr *mr)
 	struct rds_rdma_frmr *f = mr->r_tdata;
 	struct rds_rdma_dev *dev = f->f_dev;
 	struct ib_send_wr wr = {};
+	bool reuse = false;
 	int ret = -ENODEV;
 
 	down_read(&dev->reg_rwsem);
-	if (f->f_mr && !dev->dead && dev->regqp) {
+	if (f->f_mr && !dev->dead && !rds_rdma_inv_fences(dev)) {
+		/* Deregistering kills the key too, and returns once the
+		 * device's accesses in progress are over. The pool slot
+		 * gets a new region.
+		 */
+		ib_dereg_mr(f->f_mr);
+		f->f_mr = NULL;
+		ret = 0;
+		reuse = !rds_rdma_frmr_renew(f);
+	} else if (f->f_mr && !dev->dead && dev->regqp) {
 		wr.opcode = IB_WR_LOCAL_INV;
 		wr.ex.invalidate_rkey = f->f_mr->rkey;
 		ret = rds_rdma_frmr_post(dev, f, &wr);
+		reuse = !ret;
 	}
 	trace_rds_rdma_mr_inv(mr->r_key, ret);
 	if (ret && f->f_mr) {
 		/* Not invalidated: destroying the region is as good. */
-		rds_rdma_frmr_unmap(f);
 		ib_dereg_mr(f->f_mr);
 		f->f_mr = NULL;
 	}
+	/* Only now: the device may have been reading the pages. */
 	rds_rdma_frmr_unmap(f);
 	up_read(&dev->reg_rwsem);
 	rds_rdma_stat_inc(f->f_class ? RDS_RDMA_STAT_MR_1M_FREE :
 			  RDS_RDMA_STAT_MR_8K_FREE);
-	rds_rdma_frmr_put(f, !ret);
+	rds_rdma_frmr_put(f, reuse);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_mr_free);
 
@@ -484,9 +531,10 @@ void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev)
 	dev->regqp = NULL;
 	mutex_lock(&dev->frmr_lock);
 	list_for_each_entry(f, &dev->frmr_live, f_item) {
-		rds_rdma_frmr_unmap(f);
-		ib_dereg_mr(f->f_mr);
+		if (f->f_mr)
+			ib_dereg_mr(f->f_mr);
 		f->f_mr = NULL;
+		rds_rdma_frmr_unmap(f);
 	}
 	for (c = 0; c < RDS_RDMA_FRMR_CLASSES; c++) {
 		list_splice_init(&dev->frmr_free[c], &gone);
