@@ -204,16 +204,21 @@ static void rds_rdma_frmr_put(struct rds_rdma_frmr *f, bool reuse)
 	rds_rdma_frmr_destroy(f);
 }
 
-/* How long a registration or invalidation may take. A use-once
- * region's invalidation holds its connection's deliveries (rdma.rst).
+/* How long an invalidation may take. A use-once region's invalidation
+ * holds its connection's deliveries (rdma.rst).
  */
-#define RDS_RDMA_REG_TIMEOUT	(5 * HZ)
+#define RDS_RDMA_INV_TIMEOUT	(5 * HZ)
 
 /* Post @wr (REG_MR or LOCAL_INV of @f) on the registration queue pair
- * and wait for it, RDS_RDMA_REG_TIMEOUT at most: a device that does not
- * complete it then has its region destroyed instead (which no peer
- * reaches either), the queue pair marked broken and @f kept forever
- * (its completion may still come), counted in ib_rdma_mr_timeout.
+ * and wait for it. A LOCAL_INV waits RDS_RDMA_INV_TIMEOUT at most: a
+ * device that does not complete it then has its region destroyed
+ * instead (which no peer reaches either), the queue pair marked broken
+ * and @f kept forever (its completion may still come), counted in
+ * ib_rdma_mr_timeout. A LOCAL_INV names the region by its key only, so
+ * the device finds nothing when it gets to it. A REG_MR is waited for:
+ * it names the region object itself (rxe reads it when it gets to the
+ * request), which must outlive it, and if it ran late it would make
+ * pages valid that the caller released.
  * dev->reg_rwsem is held for read.
  */
 static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
@@ -238,8 +243,10 @@ static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 	local_bh_enable();
 	if (!ret) {
 		/* The device completes it, or a flush does. */
-		if (!wait_for_completion_timeout(&f->f_done,
-						 RDS_RDMA_REG_TIMEOUT)) {
+		if (wr->opcode != IB_WR_LOCAL_INV) {
+			wait_for_completion(&f->f_done);
+		} else if (!wait_for_completion_timeout(&f->f_done,
+							RDS_RDMA_INV_TIMEOUT)) {
 			rds_rdma_stat_inc(RDS_RDMA_STAT_MR_TIMEOUT);
 			rds_rdma_regqp_set_broken(dev->regqp);
 			f->f_stuck = true;
@@ -392,8 +399,7 @@ static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
 	wr.key = f->f_mr->rkey;
 	wr.access = access;
 	ret = rds_rdma_frmr_post(dev, f, &wr.wr);
-	if (f->f_mr)	/* NULL: destroyed after a timeout */
-		trace_rds_rdma_mr_reg(f->f_mr, f->f_nents, ret);
+	trace_rds_rdma_mr_reg(f->f_mr, f->f_nents, ret);
 	if (ret)
 		rds_rdma_frmr_unmap(f);
 	return ret;
