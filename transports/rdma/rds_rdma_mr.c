@@ -19,8 +19,11 @@
  * peer connected through the device may use a key it learned, as with
  * Linux; the per-peer check of RDS_GET_MR_FOR_DEST is loopback's only.
  *
- * Locks: dev->reg_rwsem (read: a registration or invalidation in
- * progress; write: the device going away) outside dev->frmr_lock.
+ * Locks: dev->regqp_mutex (making the registration queue pair) outside
+ * dev->reg_rwsem (read: a registration or invalidation in progress;
+ * write: installing a registration queue pair, the device going away)
+ * outside dev->frmr_lock. No RDMA CM call is made under reg_rwsem
+ * (rds_rdma_regqp_ready()).
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -266,49 +269,47 @@ static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 	return ret;
 }
 
-/* A working registration queue pair on @dev, made on first use. */
+/*
+ * A working registration queue pair on @dev, made on first use and
+ * again after it broke. It is made (RDMA CM ids, listener, connect) and
+ * a broken one destroyed under no lock but regqp_mutex: the CM takes
+ * its ids' handler mutexes there, and a handler takes i_cm_mutex, under
+ * which a connection's teardown waits for its use-once kills, which
+ * take reg_rwsem. The new one is installed under reg_rwsem for write,
+ * so nobody is posting to the old one any more.
+ */
 static int rds_rdma_regqp_ready(struct rds_rdma_dev *dev, struct net *net,
 				const struct in6_addr *laddr)
 {
-	struct rds_rdma_regqp *rq;
+	struct rds_rdma_regqp *rq, *old;
+	int ret = 0;
 
 	rq = READ_ONCE(dev->regqp);
 	if (rq && !rds_rdma_regqp_broken(rq))
 		return 0;
 	mutex_lock(&dev->regqp_mutex);
-	if (dev->regqp && rds_rdma_regqp_broken(dev->regqp)) {
-		/* Others may still wait on it: swap it under the write
-		 * lock (we hold the read lock, so give it up first).
-		 */
+	rq = READ_ONCE(dev->regqp);
+	if (rq && !rds_rdma_regqp_broken(rq)) {
 		mutex_unlock(&dev->regqp_mutex);
-		return -EAGAIN;
+		return 0;
 	}
-	if (!dev->regqp) {
-		rq = rds_rdma_regqp_create(dev, net, laddr);
-		if (IS_ERR(rq)) {
-			mutex_unlock(&dev->regqp_mutex);
-			return PTR_ERR(rq);
-		}
+	rq = rds_rdma_regqp_create(dev, net, laddr);
+	if (IS_ERR(rq)) {
+		mutex_unlock(&dev->regqp_mutex);
+		return PTR_ERR(rq);
+	}
+	down_write(&dev->reg_rwsem);
+	if (dev->dead) {
+		old = rq;
+		ret = -ENODEV;
+	} else {
+		old = dev->regqp;
 		WRITE_ONCE(dev->regqp, rq);
 	}
-	mutex_unlock(&dev->regqp_mutex);
-	return 0;
-}
-
-/* Replace a broken registration queue pair; nobody uses it meanwhile. */
-static void rds_rdma_regqp_reset(struct rds_rdma_dev *dev)
-{
-	struct rds_rdma_regqp *rq = NULL;
-
-	down_write(&dev->reg_rwsem);
-	mutex_lock(&dev->regqp_mutex);
-	if (dev->regqp && rds_rdma_regqp_broken(dev->regqp)) {
-		rq = dev->regqp;
-		dev->regqp = NULL;
-	}
-	mutex_unlock(&dev->regqp_mutex);
 	up_write(&dev->reg_rwsem);
-	rds_rdma_regqp_free(rq);
+	mutex_unlock(&dev->regqp_mutex);
+	rds_rdma_regqp_free(old);
+	return ret;
 }
 
 static int rds_rdma_frmr_map(struct rds_rdma_dev *dev, struct rds_rdma_frmr *f,
@@ -435,14 +436,18 @@ int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
 	if (fl->atomics)
 		access |= IB_ACCESS_REMOTE_ATOMIC;
 again:
+	ret = rds_rdma_regqp_ready(dev, net, laddr);
+	if (ret)
+		goto put;
 	down_read(&dev->reg_rwsem);
 	if (dev->dead) {
 		ret = -ENODEV;
 		goto out;
 	}
-	ret = rds_rdma_regqp_ready(dev, net, laddr);
-	if (ret)
+	if (!dev->regqp || rds_rdma_regqp_broken(dev->regqp)) {
+		ret = -EAGAIN;	/* broke meanwhile: make another */
 		goto out;
+	}
 	f = rds_rdma_frmr_get(dev, class);
 	if (IS_ERR(f)) {
 		ret = PTR_ERR(f);
@@ -457,10 +462,9 @@ again:
 	mr->r_tdata = f;
 out:
 	up_read(&dev->reg_rwsem);
-	if ((ret == -EAGAIN || ret == -EIO) && ++tries < 3) {
-		rds_rdma_regqp_reset(dev);
+	if ((ret == -EAGAIN || ret == -EIO) && ++tries < 3)
 		goto again;
-	}
+put:
 	rds_rdma_dev_struct_put(dev);
 	return ret;
 }
@@ -530,10 +534,14 @@ void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev)
 {
 	struct rds_rdma_frmr *f, *tmp;
 	unsigned int c;
+	struct rds_rdma_regqp *rq;
 	LIST_HEAD(gone);
 
 	down_write(&dev->reg_rwsem);
-	rds_rdma_regqp_free(dev->regqp);
+	/* Freed below, outside the lock (see rds_rdma_regqp_ready()):
+	 * holding it for write, nothing is posted to it any more.
+	 */
+	rq = dev->regqp;
 	dev->regqp = NULL;
 	mutex_lock(&dev->frmr_lock);
 	list_for_each_entry(f, &dev->frmr_live, f_item) {
@@ -548,6 +556,7 @@ void rds_rdma_mr_dev_remove(struct rds_rdma_dev *dev)
 	}
 	mutex_unlock(&dev->frmr_lock);
 	up_write(&dev->reg_rwsem);
+	rds_rdma_regqp_free(rq);
 	list_for_each_entry_safe(f, tmp, &gone, f_item) {
 		list_del(&f->f_item);
 		mutex_lock(&dev->frmr_lock);
