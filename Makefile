@@ -82,7 +82,7 @@ endif
 # programs T names (T="bind sendmsg"; two guests for the two-host ones),
 # about 10 s after the build; KERNEL=NAME boots that kernel, INTREE=1
 # Linux's RDS. Results in results/test/; see scripts/check/test.sh.
-test: all
+test: all test-modules
 	@test -n "$(T)" || { echo "usage: make test T=NAME [KERNEL=NAME] [INTREE=1]" >&2; exit 1; }
 	scripts/check/test.sh $(if $(INTREE),--intree) $(T)
 
