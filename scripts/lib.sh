@@ -124,6 +124,8 @@ rds_checkpatch_pl() {
 # The two-host wire (vm.sh --wire, scripts/vm/vm2.sh): host N's NIC on it has
 # this MAC prefix plus N, which is how its guest finds it.
 RDS_WIRE_MAC_PREFIX=52:54:00:99:01:0
+# The second wire's NIC (vm.sh --wire1, vmN.sh --nics 2): this plus N.
+RDS_WIRE1_MAC_PREFIX=52:54:00:99:02:0
 
 # TAP for the host-side drivers (check.sh, check-wire.sh): they set TAP
 # (the file), RESULTS (the logs' directory), start (date +%s) and

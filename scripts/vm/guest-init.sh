@@ -85,12 +85,16 @@ setup_net() {
 # Host N of the hosts on a wire (vm.sh --wire): the NIC with WIRE_MAC
 # becomes wire0 with 10.99.1.N/24 and fd99:1::N/64 (a subnet of its own:
 # eth0's 10.99.0.0/24 and fd99::/64 exist on every host). No DAD anywhere
-# on it, link-local included, so IPv6 works at once. A second wire (a
-# second port per node) would be one more wire_nic line with its own MAC
-# and subnet. The markers' share goes on /run/wire (no cache: each guest
-# must see the others' files at once). The job sees the plan in
-# RDS_WIRE_* (selftests/lib/wire.sh uses them); the peer of host a is b,
-# of every other host a (host c's tests name their hosts themselves).
+# on it, link-local included, so IPv6 works at once. With a second port
+# (vm.sh --wire1, WIRE_NICS=2) the NIC with WIRE1_MAC becomes wire1 with
+# 10.99.2.N/24 and fd99:2::N/64 on a wire of its own. Each subnet is
+# on-link on its own NIC only, and with two ports each NIC answers ARP
+# only for its own addresses (arp_ignore=1, arp_announce=2): 10.99.1.x is
+# reached over wire0 alone unless a test moves an address. The markers'
+# share goes on /run/wire (no cache: each guest must see the others'
+# files at once). The job sees the plan in RDS_WIRE_* (selftests/lib/
+# wire.sh uses them); the peer of host a is b, of every other host a
+# (host c's tests name their hosts themselves).
 wire_nic() {	# MAC NAME IPV4-PREFIX IPV6-PREFIX
 	local dev="" f i
 	for i in $(seq 50); do
@@ -103,6 +107,10 @@ wire_nic() {	# MAC NAME IPV4-PREFIX IPV6-PREFIX
 	[ -n "$dev" ] || { say "no NIC with MAC $1"; return 1; }
 	ip link set "$dev" name "$2" || return 1
 	sysctl -qw "net.ipv6.conf.$2.accept_dad=0" || return 1
+	if [ "${WIRE_NICS:-1}" -gt 1 ]; then
+		sysctl -qw "net.ipv4.conf.$2.arp_ignore=1" \
+			"net.ipv4.conf.$2.arp_announce=2" || return 1
+	fi
 	ip link set "$2" up || return 1
 	ip addr add "$3.$WIRE/24" dev "$2" || return 1
 	ip -6 addr add "$4::$WIRE/64" dev "$2" nodad
@@ -112,21 +120,33 @@ setup_wire() {
 	local peer=1
 	[ "$WIRE" = 1 ] && peer=2
 	wire_nic "$WIRE_MAC" wire0 10.99.1 fd99:1 || return 1
+	if [ "${WIRE_NICS:-1}" -gt 1 ]; then
+		wire_nic "$WIRE1_MAC" wire1 10.99.2 fd99:2 || return 1
+	fi
 	mkdir -p /run/wire &&
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 wire /run/wire ||
 		return 1
 	export RDS_WIRE_HOST=$WIRE RDS_WIRE_HOSTS=${WIRE_HOSTS:-2} RDS_WIRE_DIR=/run/wire
+	export RDS_WIRE_NICS=${WIRE_NICS:-1}
 	export RDS_WIRE_SELF=10.99.1.$WIRE RDS_WIRE_PEER=10.99.1.$peer
 	export RDS_WIRE_SELF6=fd99:1::$WIRE RDS_WIRE_PEER6=fd99:1::$peer
+	if [ "$RDS_WIRE_NICS" -gt 1 ]; then
+		export RDS_WIRE1_SELF=10.99.2.$WIRE RDS_WIRE1_PEER=10.99.2.$peer
+		export RDS_WIRE1_SELF6=fd99:2::$WIRE RDS_WIRE1_PEER6=fd99:2::$peer
+	fi
 }
 
-# On a wire, wire0 carries rxe1 too (RoCE between the hosts);
-# one soft device per NIC, so the RDMA CM never chooses between two.
+# On a wire, wire0 carries rxe1 too (RoCE between the hosts), and a
+# second port wire1 carries rxe2; one soft device per NIC, so the RDMA
+# CM never chooses between two.
 setup_rdma() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || return 1
 	modprobe siw && rdma link add siw0 type siw netdev eth1 || return 1
 	if [ -n "${WIRE:-}" ]; then
 		rdma link add rxe1 type rxe netdev wire0 || return 1
+	fi
+	if [ "${WIRE_NICS:-1}" -gt 1 ]; then
+		rdma link add rxe2 type rxe netdev wire1 || return 1
 	fi
 }
 

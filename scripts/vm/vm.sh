@@ -31,6 +31,11 @@
 #                   (selftests/lib/wire.sh). Two hosts are joined
 #                   directly (host 1 listens on SOCK, host 2 connects);
 #                   with more, every host connects to vmN.sh's switch
+#   --wire1 SOCK    with --wire: a second wire NIC (a second port per
+#                   node) on its own wire, the stream socket SOCK (its
+#                   own switch with three hosts or more): renamed wire1
+#                   with 10.99.2.N/24 and fd99:2::N/64; QEMU netdev id
+#                   "wire1" (wire0's is "wire")
 #   --monitor SOCK  a QEMU human monitor on the unix socket SOCK (vmN.sh
 #                   serves the guests' link and freeze requests on it)
 #
@@ -47,7 +52,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 INSTALLED=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" MONITOR=""
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" WIRE1="" MONITOR=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
@@ -65,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--out) OUTDIR=$2; shift ;;
 	--expect-splat) EXPECT_SPLAT=1 ;;
 	--wire) WIRE=$2; shift ;;
+	--wire1) WIRE1=$2; shift ;;
 	--monitor) MONITOR=$2; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
@@ -86,6 +92,7 @@ if [ -n "$WIRE" ]; then
 	[ -d "$WIRE_DIR" ] || die "--wire: no marker directory $WIRE_DIR"
 	[ -n "$WIRE_SOCK" ] || die "--wire: no socket path"
 fi
+[ -z "$WIRE1" ] || [ -n "$WIRE" ] || die "--wire1 needs --wire"
 
 rds_kernel_env
 ROOT=${ROOT:-${RDS_ROOT:-}}
@@ -170,6 +177,7 @@ fi
 	printf 'RDS_IMPL=%q\n' "$([ "$INTREE" = 1 ] && echo intree || echo ours)"
 	printf 'STAGED=%q\n' "$((1 - INSTALLED))"
 	printf 'WIRE=%q WIRE_MAC=%q WIRE_HOSTS=%q\n' "$WIRE_N" "$RDS_WIRE_MAC_PREFIX$WIRE_N" "$WIRE_HOSTS"
+	printf 'WIRE_NICS=%q WIRE1_MAC=%q\n' "$([ -n "$WIRE1" ] && echo 2 || echo 1)" "$RDS_WIRE1_MAC_PREFIX$WIRE_N"
 	printf 'MODDIR=%q\n' "${MODDIR#"$ROOT"}"
 	printf 'JOB=%q\n' "$JOB"
 } > "$OUTDIR/job.env"
@@ -209,6 +217,10 @@ if [ -n "$WIRE_N" ]; then
 		-device "virtio-net-pci,netdev=wire,mac=$RDS_WIRE_MAC_PREFIX$WIRE_N"
 		-fsdev "local,id=wire,path=$WIRE_DIR,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=wire,mount_tag=wire)
+	# The second port: the same on a wire of its own.
+	[ -n "$WIRE1" ] &&
+		qemu+=(-netdev "stream,id=wire1,server=$server,addr.type=unix,addr.path=$WIRE1"
+			-device "virtio-net-pci,netdev=wire1,mac=$RDS_WIRE1_MAC_PREFIX$WIRE_N")
 fi
 [ -n "$MONITOR" ] && qemu+=(-monitor "unix:$MONITOR,server=on,wait=off")
 # RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234

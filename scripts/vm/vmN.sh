@@ -26,8 +26,14 @@
 #                   Linux's own rds, rds_tcp, rds_rdma)
 #   --intree-X, --intree   short for intree on host X, on every host
 #   -X CMD          the command of host X
+#   --nics M        wire NICs per guest, 1 or 2 (default 1). With 2 each
+#                   guest has a second port, wire1 (10.99.2.N/24,
+#                   fd99:2::N/64), on a second wire of its own (its own
+#                   stream socket, or its own switch with three hosts or
+#                   more): two fabrics, for failover tests
 #   --rdma          soft RDMA devices in every guest (vm.sh --rdma), and
-#                   rxe1 on the wire (RoCE between the hosts)
+#                   rxe1 on the wire (RoCE between the hosts); rxe2 on
+#                   wire1 with --nics 2
 #   --timeout S     per guest (default 600)
 #   --mem M         per guest (default 1024)
 #   --pcap FILE     capture the wire (both directions, as host a's NIC
@@ -44,6 +50,7 @@
 # commands are served:
 #   set_link wire on|off   the wire NIC's carrier (the guest sees the link
 #                          go down; its addresses stay)
+#   set_link wire1 on|off  the same for the second port (--nics 2)
 #   stop, cont             freeze and thaw the whole guest
 #
 # Environment: as vm.sh's (KVER, MODDIR...), and RDS_VM_KERNEL and
@@ -59,7 +66,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 NAMES=(a b c d e f g h i)
-HOSTS=2 RDMA=0 TIMEOUT=600 MEM=1024 OUTDIR="" PCAP=""
+HOSTS=2 NICS=1 RDMA=0 TIMEOUT=600 MEM=1024 OUTDIR="" PCAP=""
 declare -A IMPL=() CMD=()
 host_name() {	# a..i: itself, else fails
 	case "$1" in [a-i]) echo "$1" ;; *) return 1 ;; esac
@@ -70,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--impl-?) h=$(host_name "${1#--impl-}") || die "unknown option $1"; IMPL[$h]=$2; shift ;;
 	--intree-?) h=$(host_name "${1#--intree-}") || die "unknown option $1"; IMPL[$h]=intree ;;
 	--intree) IMPL[all]=intree ;;
+	--nics) NICS=$2; shift ;;
 	--rdma) RDMA=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
 	--mem) MEM=$2; shift ;;
@@ -82,6 +90,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case "$HOSTS" in [2-9]) ;; *) die "--hosts: 2 to 9" ;; esac
+case "$NICS" in [12]) ;; *) die "--nics: 1 or 2" ;; esac
 ROLES=("${NAMES[@]:0:HOSTS}")
 for h in "${!IMPL[@]}" "${!CMD[@]}"; do
 	[ "$h" = all ] && continue
@@ -109,15 +118,17 @@ SOCKDIR=$(mktemp -d /tmp/rds-wire.XXXXXX)
 cleanup() {
 	[ -n "${ctl_pid:-}" ] && kill "$ctl_pid" 2>/dev/null
 	[ -n "${switch_pid:-}" ] && kill "$switch_pid" 2>/dev/null && wait "$switch_pid"
+	[ -n "${switch1_pid:-}" ] && kill "$switch1_pid" 2>/dev/null && wait "$switch1_pid"
 	rm -rf "$SOCKDIR"
 	[ "$KEEP" = 1 ] || rm -rf "$OUTDIR"
 }
 trap cleanup EXIT
 mkdir -p "$OUTDIR/wire"
-# The wires, by QEMU netdev id: one today ("wire", wire0 in the guests).
-# A second port per node would add its id here, a switch for it, and its
-# NIC in vm.sh and guest-init.sh.
+# The wires, by QEMU netdev id: "wire" (wire0 in the guests) and with
+# --nics 2 "wire1" (wire1 in the guests), each on a socket of its own.
 SOCK=$SOCKDIR/wire.sock
+SOCK1=""
+[ "$NICS" = 2 ] && SOCK1=$SOCKDIR/wire1.sock
 
 # The capture hangs on host a's end of the wire (vm.sh passes
 # RDS_QEMU_EXTRA to QEMU; the netdev's id is "wire").
@@ -141,6 +152,13 @@ ctl_serve() {
 				"set_link wire on"|"set_link wire off"|stop|cont)
 					out=$("$REPO/scripts/vm/qmon.py" "$SOCKDIR/$host.mon" $cmd 2>&1)
 					rc=$? ;;
+				"set_link wire1 on"|"set_link wire1 off")
+					if [ "$NICS" = 2 ]; then
+						out=$("$REPO/scripts/vm/qmon.py" "$SOCKDIR/$host.mon" $cmd 2>&1)
+						rc=$?
+					else
+						out="vmN: no wire1 (--nics 1)"
+					fi ;;
 				esac
 			fi
 			echo "vmN: monitor of host $host: $cmd (rc $rc)"
@@ -158,6 +176,7 @@ vm_host() {
 		extra="$extra -object filter-dump,id=wiredump,netdev=wire,file=$PCAP,maxlen=256"
 	[ "${IMPL[$name]}" = intree ] && opts+=(--intree)
 	[ "$RDMA" = 1 ] && opts+=(--rdma)
+	[ -n "$SOCK1" ] && opts+=(--wire1 "$SOCK1")
 	# Another kernel (the debug kernel: lib.sh's rds_debug_kernel_env).
 	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
 	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
@@ -166,13 +185,14 @@ vm_host() {
 		--out "$OUTDIR/$name" -- "${CMD[$name]}" > >(sed -u "s/^/[$name] /") 2>&1
 }
 
-# wait_sock PID: until the wire's socket exists, or PID (the one that
-# makes it) is gone: false then.
+# wait_sock PID [SOCKET]: until the wire's socket (default wire0's)
+# exists, or PID (the one that makes it) is gone: false then.
 wait_sock() {
-	while [ ! -S "$SOCK" ] && kill -0 "$1" 2>/dev/null; do
+	local sock=${2:-$SOCK}
+	while [ ! -S "$sock" ] && kill -0 "$1" 2>/dev/null; do
 		sleep 0.1
 	done
-	[ -S "$SOCK" ]
+	[ -S "$sock" ]
 }
 
 start=$(date +%s)
@@ -182,6 +202,7 @@ line="vmN:"
 for ((i = 0; i < HOSTS; i++)); do
 	h=${ROLES[$i]}
 	line="$line host $h (${IMPL[$h]}) 10.99.1.$((i + 1)) fd99:1::$((i + 1))"
+	[ "$NICS" = 2 ] && line="$line + 10.99.2.$((i + 1)) fd99:2::$((i + 1))"
 	[ $((i + 1)) -lt "$HOSTS" ] && line="$line <->"
 done
 echo "$line"
@@ -191,6 +212,11 @@ if [ "$HOSTS" -gt 2 ]; then
 	"$REPO/scripts/vm/wire-switch.py" "$SOCK" > >(sed -u "s/^/[switch] /") 2>&1 &
 	switch_pid=$!
 	wait_sock "$switch_pid" || die "the wire's switch did not start"
+	if [ -n "$SOCK1" ]; then
+		"$REPO/scripts/vm/wire-switch.py" "$SOCK1" > >(sed -u "s/^/[switch1] /") 2>&1 &
+		switch1_pid=$!
+		wait_sock "$switch1_pid" "$SOCK1" || die "the second wire's switch did not start"
+	fi
 else
 	# Host b connects to host a's socket, which exists once a's QEMU
 	# runs (vm.sh first builds or finds the initramfs, stages the
@@ -201,7 +227,7 @@ else
 	vm_host 1 &
 	PID[a]=$!
 	first=2
-	if ! wait_sock "${PID[a]}"; then
+	if ! wait_sock "${PID[a]}" || { [ -n "$SOCK1" ] && ! wait_sock "${PID[a]}" "$SOCK1"; }; then
 		wait "${PID[a]}"
 		rc=$?
 		echo "vmN: host a ended (vm.sh exit $rc) before it opened the wire" >&2

@@ -8,6 +8,10 @@
 #	RDS_WIRE_SELF, RDS_WIRE_PEER     10.99.1.N (the peer: b for a, else a)
 #	RDS_WIRE_SELF6, RDS_WIRE_PEER6   fd99:1::N
 #	RDS_WIRE_DIR    a directory every guest shares (9p, uncached)
+#	RDS_WIRE_NICS   wire NICs per guest: 1, or 2 under vmN.sh --nics 2,
+#	                when the second port wire1 has these too:
+#	RDS_WIRE1_SELF, RDS_WIRE1_PEER   10.99.2.N
+#	RDS_WIRE1_SELF6, RDS_WIRE1_PEER6 fd99:2::N
 # The guests synchronise through marker files in that directory rather
 # than over the wire itself, so a broken wire shows up as a failed test,
 # not as a hang in the synchronisation. vmN.sh writes "a.exited",
@@ -16,12 +20,14 @@
 #
 #	wire_role          prints a, b, c...
 #	wire_addr HOST [6] prints HOST's address on the wire (IPv6 with 6)
+#	wire_nic_addr NIC HOST [6]  the same on wire NIC (0: wire0, 1: wire1)
 #	wire_mark NAME     tell the others NAME happened (a file ROLE.NAME)
 #	wire_wait NAME [S [HOST]]  wait up to S seconds (default 120) for
 #	                   HOST's NAME (default: the peer's)
 #	wire_ctl HOST CMD  run CMD on the QEMU monitor of HOST (self, peer, a,
 #	                   b, c...) through vmN.sh: "set_link wire on|off"
-#	                   (the wire's carrier), "stop" or "cont" (freeze,
+#	                   (wire0's carrier), "set_link wire1 on|off" (the
+#	                   second port's, --nics 2), "stop" or "cont" (freeze,
 #	                   thaw)
 
 WIRE_ROLES=abcdefghi
@@ -49,9 +55,14 @@ wire_host_num() {
 }
 
 wire_addr() {	# HOST [6]
-	local n
-	n=$(wire_host_num "$1") || return 1
-	if [ "${2:-}" = 6 ]; then echo "fd99:1::$n"; else echo "10.99.1.$n"; fi
+	wire_nic_addr 0 "$@"
+}
+
+wire_nic_addr() {	# NIC HOST [6]
+	local n w=$(($1 + 1))
+	case "$1" in 0) ;; 1) [ "${RDS_WIRE_NICS:-1}" -gt 1 ] || return 1 ;; *) return 1 ;; esac
+	n=$(wire_host_num "$2") || return 1
+	if [ "${3:-}" = 6 ]; then echo "fd99:$w::$n"; else echo "10.99.$w.$n"; fi
 }
 
 wire_mark() {
