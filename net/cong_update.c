@@ -67,7 +67,7 @@ void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc)
 	buf = kmalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
 	if (!buf) {
 		/* The peer sends the whole map again when we reconnect. */
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_MEMORY);
 		return;
 	}
 	kv.iov_base = buf;
@@ -76,7 +76,7 @@ void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc)
 	n = conn->c_trans->inc_copy_to_user(inc, &it);
 	if (n != RDS_CONG_MAP_BYTES) {
 		kfree(buf);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 		return;
 	}
 	freed = rds_cong_store(conn->c_fcong, buf);

@@ -182,6 +182,21 @@ static struct rds_connection *rds_conn_find_lane(struct rds_net *rn,
 }
 
 /**
+ * rds_conn_lane_rcu - lane @k of @conn0's peer, if it is hashed
+ * @rn: namespace
+ * @conn0: lane 0
+ * @k: the lane
+ *
+ * Context: under the RCU read lock, which keeps the result alive.
+ */
+struct rds_connection *rds_conn_lane_rcu(struct rds_net *rn,
+					 struct rds_connection *conn0,
+					 unsigned int k)
+{
+	return rds_conn_find_lane(rn, conn0, k);
+}
+
+/**
  * rds_addr_is_local - is @addr one of this namespace's own addresses?
  * @net: namespace
  * @addr: address (v4-mapped for IPv4)
@@ -839,7 +854,22 @@ static void rds_conn_timeout_worker(struct work_struct *work)
 	rds_stats_inc(rds_net(rds_conn_net(conn)),
 		      RDS_STAT_CONN_CONNECT_TIMEOUT);
 	trace_rds_conn_error(conn, -ETIMEDOUT, RDS_TRACE_SITE_CONNECT_TIMEOUT);
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_CONNECT_TIMEOUT);
+}
+
+static u64 rds_conn_now_ms(void)
+{
+	return ktime_to_ms(ktime_get_real());
+}
+
+/* A connect attempt begins: the connect worker, under c_cm_mutex. */
+static void rds_conn_hist_attempt(struct rds_connection *conn)
+{
+	struct rds_conn_hist *h = &conn->c_hist;
+
+	WRITE_ONCE(h->attempt_ms, rds_conn_now_ms());
+	WRITE_ONCE(h->attempts, h->attempts + 1);
+	WRITE_ONCE(h->attempts_total, h->attempts_total + 1);
 }
 
 static void rds_conn_connect_worker(struct work_struct *work)
@@ -864,6 +894,7 @@ static void rds_conn_connect_worker(struct work_struct *work)
 			rds_conn_connect_if_down(conn);
 		goto out;
 	}
+	rds_conn_hist_attempt(conn);
 	if (conn->c_trans->conn_connect) {
 		rds_conn_arm_timeout(conn);
 		ret = conn->c_trans->conn_connect(conn);
@@ -874,7 +905,8 @@ out:
 	mutex_unlock(&conn->c_cm_mutex);
 	if (ret) {
 		trace_rds_conn_error(conn, ret, RDS_TRACE_SITE_CONNECT);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, ret == -ENOMEM ? RDS_DROP_MEMORY :
+					   RDS_DROP_CONNECT_FAIL);
 	}
 }
 
@@ -891,9 +923,10 @@ void rds_connect_complete(struct rds_connection *conn)
 	struct rds_net *rn = rds_net(rds_conn_net(conn));
 
 	if (!rds_conn_transition(conn, RDS_CONN_CONNECTING, RDS_CONN_UP)) {
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_BAD_STATE);
 		return;
 	}
+	WRITE_ONCE(conn->c_hist.connect_ms, rds_conn_now_ms());
 	conn->c_reconnect_jiffies = msecs_to_jiffies(READ_ONCE(rn->reconnect_min_ms));
 	clear_bit(RDS_CONN_WANT_CONNECT, &conn->c_flags);
 	set_bit(RDS_CONN_WAS_UP, &conn->c_flags);
@@ -909,13 +942,37 @@ void rds_connect_complete(struct rds_connection *conn)
 }
 EXPORT_SYMBOL_GPL(rds_connect_complete);
 
+/* The drop that moved @conn from @state to ERROR: only its winner gets
+ * here, so the first reason of a shutdown is the one kept.
+ */
+static void rds_conn_hist_drop(struct rds_connection *conn,
+			       enum rds_conn_state state,
+			       enum rds_drop_reason reason)
+{
+	struct rds_conn_hist *h = &conn->c_hist;
+
+	WRITE_ONCE(h->reason, reason);
+	WRITE_ONCE(h->drops, h->drops + 1);
+	if (state != RDS_CONN_UP)
+		return;
+	/* As UEK: the attempts count again from this outage on. */
+	WRITE_ONCE(h->reset_ms, rds_conn_now_ms());
+	WRITE_ONCE(h->reset_reason, reason);
+	WRITE_ONCE(h->resets, h->resets + 1);
+	WRITE_ONCE(h->attempts, 0);
+}
+
 /**
- * rds_conn_drop - tear a connection down; it reconnects if it has work
+ * rds_conn_drop_reason - tear a connection down; it reconnects if it
+ *	has work
  * @conn: the connection
+ * @reason: why (enum rds_drop_reason): kept as the lane's last drop
+ *	reason if this call starts the shutdown
  *
  * Context: any. Safe to call more than once.
  */
-void rds_conn_drop(struct rds_connection *conn)
+void rds_conn_drop_reason(struct rds_connection *conn,
+			  enum rds_drop_reason reason)
 {
 	enum rds_conn_state state;
 
@@ -927,6 +984,8 @@ void rds_conn_drop(struct rds_connection *conn)
 		if (rds_conn_transition(conn, state, RDS_CONN_ERROR))
 			break;
 	}
+	rds_conn_hist_drop(conn, state, reason);
+	trace_rds_conn_drop(conn, reason);
 	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONN_RESET);
 	/* Under c_lock, as rds_conn_queue_delayed() explains. */
 	spin_lock_bh(&conn->c_lock);
@@ -934,7 +993,7 @@ void rds_conn_drop(struct rds_connection *conn)
 		queue_work(rds_wq, &conn->c_down_w);
 	spin_unlock_bh(&conn->c_lock);
 }
-EXPORT_SYMBOL_GPL(rds_conn_drop);
+EXPORT_SYMBOL_GPL(rds_conn_drop_reason);
 
 /**
  * rds_conn_unacked_limits - when a sender asks its peer for an ack

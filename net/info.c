@@ -20,6 +20,7 @@ struct rds_info_buf {
 	size_t		cap;		/* bytes available in @data */
 	size_t		each;		/* record size */
 	unsigned int	nr;		/* records seen (stored if they fit) */
+	int		err;		/* a table's fill failed: -errno */
 };
 
 /**
@@ -138,6 +139,100 @@ static void rds_info_connections(struct rds_net *rn, struct rds_info_buf *b)
 static void rds6_info_connections(struct rds_net *rn, struct rds_info_buf *b)
 {
 	rds_conn_for_each(rn, rds_info_conn6, b);
+}
+
+/* UEK's RDS_INFO_CONN_PATHS: one record per peer connection (lane 0),
+ * one path entry per lane, then our extension for each (rds_uek.h).
+ */
+struct rds_info_paths_arg {
+	struct rds_net		*rn;
+	struct rds_info_buf	*b;
+	bool			v6;
+	struct rds_info_connection_paths *rec;	/* one record's room */
+};
+
+/* UEK's layout, byte for byte (x86_64's time_t: 64 bits). */
+static_assert(sizeof(struct rds_path_info) == 37);
+static_assert(sizeof(struct rds_info_connection_paths) == 50);
+static_assert(sizeof(struct rds_path_info_ext) == 40);
+
+static void rds_info_path(struct rds_connection *conn, struct rds_path_info *p,
+			  struct rds_path_info_ext *x)
+{
+	const struct rds_conn_hist *h = &conn->c_hist;
+	enum rds_conn_state state = rds_conn_state(conn);
+
+	x->attempt_ms = READ_ONCE(h->attempt_ms);
+	x->connect_ms = READ_ONCE(h->connect_ms);
+	x->reset_ms = READ_ONCE(h->reset_ms);
+	x->resets = READ_ONCE(h->resets);
+	x->attempts_total = READ_ONCE(h->attempts_total);
+	x->drops = READ_ONCE(h->drops);
+	x->state = state;
+	x->reset_reason = READ_ONCE(h->reset_reason);
+	p->attempt_time = div_u64(x->attempt_ms, MSEC_PER_SEC);
+	p->connect_time = div_u64(x->connect_ms, MSEC_PER_SEC);
+	p->reset_time = div_u64(x->reset_ms, MSEC_PER_SEC);
+	p->disconnect_reason = READ_ONCE(h->reason);
+	p->connect_attempts = READ_ONCE(h->attempts);
+	p->index = conn->c_lane;
+	p->flags = rds_info_conn_flags(conn);
+	if (state == RDS_CONN_ERROR)
+		p->flags |= RDS_INFO_CONNECTION_FLAG_ERROR;
+}
+
+static void rds_info_paths_one(struct rds_connection *conn, void *arg)
+{
+	struct rds_info_paths_arg *pa = arg;
+	struct rds_info_connection_paths *rec = pa->rec;
+	struct rds_path_info_ext *ext;
+	struct rds_connection *lane;
+	unsigned int k, n = 0;
+
+	if (conn->c_lane || (conn->c_isv6 && !pa->v6))
+		return;
+	memset(rec, 0, RDS_INFO_CONN_PATHS_SIZE);
+	ext = (void *)&rec->paths[RDS_INFO_PATHS_MAX];
+	rec->local_addr = conn->c_laddr;
+	rec->peer_addr = conn->c_faddr;
+	strscpy(rec->transport, conn->c_trans->name, sizeof(rec->transport));
+	rec->tos = conn->c_tos;
+	/* Lanes that are not hashed (never made, or reaped) are left out;
+	 * each entry's index says which lane it is.
+	 */
+	for (k = 0; k < RDS_INFO_PATHS_MAX; k++) {
+		lane = k ? rds_conn_lane_rcu(pa->rn, conn, k) : conn;
+		if (!lane)
+			continue;
+		rds_info_path(lane, &rec->paths[n], &ext[n]);
+		n++;
+	}
+	rec->npaths = n;
+	rds_info_emit(pa->b, rec);
+}
+
+static void rds_info_paths_any(struct rds_net *rn, struct rds_info_buf *b,
+			       bool v6)
+{
+	struct rds_info_paths_arg pa = { .rn = rn, .b = b, .v6 = v6 };
+
+	pa.rec = kmalloc(RDS_INFO_CONN_PATHS_SIZE, GFP_KERNEL);
+	if (!pa.rec) {
+		b->err = -ENOMEM;
+		return;
+	}
+	rds_conn_for_each(rn, rds_info_paths_one, &pa);
+	kfree(pa.rec);
+}
+
+static void rds_info_paths(struct rds_net *rn, struct rds_info_buf *b)
+{
+	rds_info_paths_any(rn, b, false);
+}
+
+static void rds6_info_paths(struct rds_net *rn, struct rds_info_buf *b)
+{
+	rds_info_paths_any(rn, b, true);
 }
 
 /* One queued message, either family; @v6 picks the record layout. */
@@ -352,7 +447,7 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 	const struct rds_info_table *table = NULL;
 	const struct rds_transport *trans = NULL;
 	struct rds_info_buf b = {};
-	rds_info_fn fn;
+	rds_info_fn fn = NULL;
 	size_t total;
 	int len, ret;
 
@@ -366,19 +461,27 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 	if (len && fault_in_writeable(optval, len))
 		return -EAGAIN;
 
-	fn = rds_info_tables[optname - RDS_INFO_FIRST].fn;
-	if (!fn) {
+	if (optname == RDS_INFO_CONN_PATHS || optname == RDS6_INFO_CONN_PATHS) {
+		/* UEK's numbers, outside mainline's range. */
+		fn = optname == RDS_INFO_CONN_PATHS ? rds_info_paths :
+						      rds6_info_paths;
+		b.each = RDS_INFO_CONN_PATHS_SIZE;
+	} else if (!rds_info_tables[optname - RDS_INFO_FIRST].fn) {
 		/* A transport's table (RDS_INFO_TCP_SOCKETS, ...)? */
 		trans = rds_trans_get_info(optname, &table);
 		if (!trans)
 			return -ENOPROTOOPT;
 		b.each = table->each;
 	} else {
+		fn = rds_info_tables[optname - RDS_INFO_FIRST].fn;
 		b.each = rds_info_tables[optname - RDS_INFO_FIRST].each;
 	}
 
 	/* Count, then fill a kernel snapshot of exactly that size. */
 	rds_info_fill(rn, &b, fn, table);
+	ret = b.err;
+	if (ret)
+		goto out;
 	total = (size_t)b.nr * b.each;
 	if (total > (size_t)len) {
 		ret = -ENOSPC;
@@ -394,7 +497,9 @@ int rds_info_getsockopt(struct socket *sock, int optname, char __user *optval,
 		rds_info_fill(rn, &b, fn, table);
 		/* Records may have come or gone between the passes. */
 		total = min_t(size_t, b.nr * b.each, b.cap);
-		ret = copy_to_user(optval, b.data, total) ? -EFAULT : 0;
+		ret = b.err;
+		if (!ret && copy_to_user(optval, b.data, total))
+			ret = -EFAULT;
 		kvfree(b.data);
 		if (ret)
 			goto out;

@@ -674,6 +674,9 @@ void rds_conn_net_init(struct rds_net *rn);
 void rds_conn_for_each(struct rds_net *rn,
 		       void (*fn)(struct rds_connection *conn, void *arg),
 		       void *arg);
+struct rds_connection *rds_conn_lane_rcu(struct rds_net *rn,
+					 struct rds_connection *conn0,
+					 unsigned int k);
 void rds_conn_net_exit(struct rds_net *rn);
 int rds_conn_init(void);
 void rds_conn_exit(void);

@@ -207,6 +207,25 @@ TRACE_EVENT(rds_conn_error,
 		      __entry->lane, rds_show_trans(__entry->trans),
 		      __entry->err, rds_show_site(__entry->site)));
 
+/* A drop started a connection's shutdown, for @reason (enum
+ * rds_drop_reason, <linux/rds_uek.h>; rds-info -p names them).
+ */
+TRACE_EVENT(rds_conn_drop,
+	    TP_PROTO(const struct rds_connection *conn, unsigned int reason),
+	    TP_ARGS(conn, reason),
+	    TP_STRUCT__entry(__array(u8, laddr, sizeof(struct in6_addr))
+			     __array(u8, faddr, sizeof(struct in6_addr))
+			     __field(u8, trans)
+			     __field(u8, tos)
+			     __field(u8, lane)
+			     __field(unsigned int, reason)),
+	    TP_fast_assign(RDS_TP_CONN_ASSIGN(conn);
+			   __entry->reason = reason;),
+	    TP_printk("%pI6c -> %pI6c tos %u lane %u %s: reason=%u",
+		      __entry->laddr, __entry->faddr, __entry->tos,
+		      __entry->lane, rds_show_trans(__entry->trans),
+		      __entry->reason));
+
 #endif /* _RDS_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

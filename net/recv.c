@@ -267,7 +267,7 @@ void rds_recv_bad_header(struct rds_connection *conn, int err)
 	trace_rds_conn_error(conn, err, RDS_TRACE_SITE_BAD_HEADER);
 	net_warn_ratelimited("rds: %s: bad header from %pI6c (%d), dropping the connection\n",
 			     conn->c_trans->name, &conn->c_faddr, err);
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 }
 EXPORT_SYMBOL_GPL(rds_recv_bad_header);
 

@@ -928,7 +928,7 @@ restart:
 	}
 	if (ret) {
 		trace_rds_conn_error(conn, ret, RDS_TRACE_SITE_XMIT);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_SEND_FAIL);
 		return 0;
 	}
 	/* A message queued while we were finishing would be stranded. */

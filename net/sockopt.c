@@ -189,6 +189,8 @@ int rds_getsockopt(struct socket *sock, int level, int optname,
 
 	switch (optname) {
 	case RDS_INFO_FIRST ... RDS_INFO_LAST:
+	case RDS_INFO_CONN_PATHS:	/* UEK's (<linux/rds_uek.h>) */
+	case RDS6_INFO_CONN_PATHS:
 		return rds_info_getsockopt(sock, optname, optval, optlen);
 	case RDS_RECVERR:
 		return rds_put_int(rs->rs_recverr, optval, optlen, len);

@@ -18,13 +18,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [-ckInrstTWv]\n"
+		"Usage: %s [-ckInprstTWv]\n"
 		"Print RDS state.  With no option: everything (like -v).\n\n"
 		"  -c   counters                  -k   sockets\n"
 		"  -n   connections               -r   receive queues\n"
 		"  -s   send queues               -t   retransmit queues\n"
 		"  -T   TCP transport sockets     -I   InfiniBand connections\n"
 		"  -W   iWARP connections         -v   all of the above\n"
+		"  -p   each connection's lanes, their history and last drop\n"
+		"       reason (UEK's RDS_INFO_CONN_PATHS; not in -v)\n"
 		"  -h, --help   this text\n"
 		"IPv6 entries are shown in separate tables after the IPv4 ones.\n"
 		"A table the running kernel does not provide (transport module not\n"
@@ -55,6 +57,7 @@ static int show(int fd, const struct info_table *t)
 	}
 	if (t->header)
 		printf("%s\n", t->header);
+	info_rec_each = each;
 	for (i = 0; i < nr; i++)
 		shown += t->print((const char *)buf + i * each);
 	if (!shown)
@@ -75,7 +78,7 @@ int main(int argc, char **argv)
 
 	tool_init(argv[0]);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ckInrstTWvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ckInprstTWvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			usage(stdout);

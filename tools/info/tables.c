@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/rds.h>
+#include <linux/rds_uek.h>
 
 #include "info/tables.h"
 
@@ -190,7 +191,7 @@ static int print_rdma6(const void *p)
 
 static char hdr_conn[160], hdr_conn6[200], hdr_msg[160], hdr_msg6[200],
 	    hdr_sock[160], hdr_sock6[200], hdr_tcp[200], hdr_tcp6[240],
-	    hdr_rdma[240], hdr_rdma6[280];
+	    hdr_rdma[240], hdr_rdma6[280], hdr_paths[240];
 
 static void __attribute__((constructor)) make_headers(void)
 {
@@ -221,6 +222,11 @@ static void __attribute__((constructor)) make_headers(void)
 		 "%39s %39s %4s %3s %-39s %-39s %6s %6s %4s %8s %8s %8s",
 		 "LocalAddr", "RemoteAddr", "Tos", "SL", "LocalGID", "RemoteGID",
 		 "MaxSWR", "MaxRWR", "SGE", "MRMax", "MRSize", "CacheAl");
+	snprintf(hdr_paths, sizeof(hdr_paths),
+		 "%15s %15s %4s %-10s %4s %-13s %s %8s %8s %6s %6s %-23s %-23s %s",
+		 "LocalAddr", "RemoteAddr", "Tos", "Transport", "Lane", "State",
+		 "Flg ", "Attempts", "AllTries", "Resets", "Drops",
+		 "Connected@ (UTC)", "Reset@ (UTC)", "Last drop reason");
 }
 
 const struct info_table info_tables[] = {
@@ -256,5 +262,8 @@ const struct info_table info_tables[] = {
 	  sizeof(struct rds6_info_rdma_connection), print_rdma6 },
 	{ 'W', RDS_INFO_IWARP_CONNECTIONS, "iWARP connections", hdr_rdma,
 	  sizeof(struct rds_info_rdma_connection), print_rdma },
+	{ 'p', RDS6_INFO_CONN_PATHS, "Lanes (paths) and their history", hdr_paths,
+	  sizeof(struct rds_info_connection_paths) +
+	  RDS_INFO_PATHS_MAX * sizeof(struct rds_path_info), print_paths },
 };
 const size_t info_tables_nr = sizeof(info_tables) / sizeof(info_tables[0]);

@@ -16,6 +16,12 @@ struct info_table {
 	int		(*print)(const void *rec);
 };
 
+/* The record size of the table being printed (paths.c reads its
+ * extension only when the records are long enough to have it).
+ */
+extern size_t info_rec_each;
+int print_paths(const void *rec);
+
 extern const struct info_table info_tables[];
 extern const size_t info_tables_nr;
 

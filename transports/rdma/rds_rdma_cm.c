@@ -324,7 +324,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (rds_conn_state(conn) == RDS_CONN_UP) {
 			/* The peer lost the connection we still have. */
 			rds_rdma_stat_inc(RDS_RDMA_STAT_LISTEN_CLOSED_STALE);
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_REQ_WHILE_UP);
 		} else {
 			rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_RACED);
 		}
@@ -362,7 +362,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 
 drop:
 	mutex_unlock(&ic->i_cm_mutex);
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_ACCEPT_FAIL);
 	rds_conn_put(conn);
 	return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_SETUP);
 reject:
@@ -384,7 +384,7 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 		/* Active side: the reply's version is the connection's. */
 		c = rds_rdma_cm_common(ev, conn->c_isv6);
 		if (!c || ((c->major << 8) | c->minor) < 0x0301) {
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 			return;
 		}
 		ic->i_version = (c->major << 8) | c->minor;
@@ -396,7 +396,7 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 						       ic->i_frag_offer * RDS_FRAG_SIZE,
 						       be16_to_cpu(c->frag_sz)));
 			if (rds_rdma_recv_ring_pages(ic)) {
-				rds_conn_drop(conn);
+				rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
 				return;
 			}
 			rds_rdma_recv_fill(conn);
@@ -438,6 +438,37 @@ static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
 	return ret;
 }
 
+/* The drop reason of a CM event that ends a connection (or an
+ * attempt: a failed step after ADDR_ or ROUTE_RESOLVED is the attempt's).
+ */
+static enum rds_drop_reason rds_rdma_cm_why(enum rdma_cm_event_type event)
+{
+	switch (event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		return RDS_DROP_CONNECT_FAIL;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return RDS_DROP_CM_ADDR_ERROR;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return RDS_DROP_CM_ROUTE_ERROR;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return RDS_DROP_CM_UNREACHABLE;
+	case RDMA_CM_EVENT_REJECTED:
+		return RDS_DROP_CM_REJECTED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return RDS_DROP_CM_DISCONNECTED;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return RDS_DROP_CM_DEVICE_REMOVAL;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return RDS_DROP_CM_ADDR_CHANGE;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return RDS_DROP_CM_TIMEWAIT_EXIT;
+	default:
+		return RDS_DROP_UNSPEC;
+	}
+}
+
 /* An event on a connection's CM id, under i_cm_mutex. */
 static void rds_rdma_cm_event(struct rds_connection *conn,
 			      struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -467,7 +498,7 @@ static void rds_rdma_cm_event(struct rds_connection *conn,
 		break;
 	}
 	if (ret)
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, rds_rdma_cm_why(ev->event));
 }
 
 /**
@@ -572,5 +603,5 @@ void rds_rdma_connect_worker(struct work_struct *work)
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		return;
 	if (rds_rdma_conn_connect(conn))
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_CONNECT_FAIL);
 }

@@ -65,7 +65,7 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 		net_warn_ratelimited("rds: %s: queue pair event %s to %pI6c\n",
 				     conn->c_trans->name,
 				     ib_event_msg(ev->event), &conn->c_faddr);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_QP_ERROR);
 		break;
 	}
 }
@@ -100,7 +100,9 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 				     ib_wc_status_msg(wc->status));
 	else if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		return true;
-	rds_conn_drop(conn);
+	/* Receives say "receive from"; sends, acks and RDMA the rest. */
+	rds_conn_drop_reason(conn, !strncmp(what, "receive", 7) ?
+			     RDS_DROP_RECV_COMP_ERR : RDS_DROP_SEND_COMP_ERR);
 	return true;
 }
 

@@ -141,7 +141,7 @@ static void rds_rdma_drop_if_on(struct rds_connection *conn, void *arg)
 	struct rds_rdma_dev *dev = READ_ONCE(rds_rdma_conn(conn)->i_dev);
 
 	if (dev && dev->ibdev == arg)
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_CM_DEVICE_REMOVAL);
 }
 
 /**

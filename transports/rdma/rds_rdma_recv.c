@@ -98,7 +98,7 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 					      sizeof(struct rds_header),
 					      DMA_FROM_DEVICE);
 		if (ib_post_recv(ic->i_qp, &r->r_wr, NULL)) {
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
 			return;
 		}
 		ic->i_recv_post = rds_rdma_recv_next(ic, ic->i_recv_post);
@@ -260,7 +260,7 @@ static void rds_rdma_recv_bad(struct rds_connection *conn, const char *why)
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BAD_FRAGMENT);
 	net_warn_ratelimited("rds: %s: %s from %pI6c, dropping the connection\n",
 			     conn->c_trans->name, why, &conn->c_faddr);
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 }
 
 /* Take in the fragment that landed in slot @r (@len bytes in all). */
@@ -315,7 +315,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 		if (!inc) {
 			/* Unacked: it comes again after the reconnect. */
 			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_MEMORY);
 			return;
 		}
 		if (copy)
@@ -380,7 +380,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (!rds_rdma_wc_failed(conn, wc, "receive from")) {
 			net_warn_ratelimited("rds: %s: receive from %pI6c completed out of order\n",
 					     conn->c_trans->name, &conn->c_faddr);
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_RECV_COMP_ERR);
 		}
 		spin_unlock(&ic->i_rx_lock);
 		return;

@@ -199,7 +199,7 @@ void rds_rdma_send_ack(struct rds_connection *conn)
 		clear_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags);
 		set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_FAILURE);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_POST_SEND_FAIL);
 		return;
 	}
 	rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SENT);
@@ -522,7 +522,7 @@ void rds_rdma_xmit_complete(struct rds_connection *conn)
 		ic->i_send_head = slot;
 		atomic_dec(&ic->i_send_used);
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_FAILURE);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_POST_SEND_FAIL);
 		return;
 	}
 	ic->i_send_unsignaled = 0;

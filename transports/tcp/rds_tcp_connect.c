@@ -81,6 +81,26 @@ void rds_tcp_tune(struct net *net, struct socket *sock)
 	release_sock(sk);
 }
 
+/* Why a TCP socket closed, for the lane's history: its error says.
+ * TCP gave up retransmitting (ETIMEDOUT) on an up connection: the peer
+ * is dead or unreachable, noticed by TCP's own liveness.
+ */
+static enum rds_drop_reason rds_tcp_drop_why(struct rds_connection *conn,
+					     const struct sock *sk)
+{
+	if (rds_conn_state(conn) == RDS_CONN_CONNECTING)
+		return RDS_DROP_CONNECT_FAIL;
+	switch (READ_ONCE(sk->sk_err)) {
+	case ECONNRESET:
+	case EPIPE:
+		return RDS_DROP_PEER_RESET;
+	case ETIMEDOUT:
+		return RDS_DROP_HB_TIMEOUT;
+	default:
+		return RDS_DROP_PEER_CLOSED;
+	}
+}
+
 static void rds_tcp_state_change(struct sock *sk)
 {
 	void (*orig)(struct sock *sk);
@@ -101,14 +121,14 @@ static void rds_tcp_state_change(struct sock *sk)
 	case TCP_ESTABLISHED:
 		/* Our attempt toward a lower peer only woke it up. */
 		if (rds_conn_peer_is_lower(conn))
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, RDS_DROP_CONNECT_RACE);
 		else
 			rds_connect_complete(conn);
 		break;
 	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
 	case TCP_CLOSE:
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, rds_tcp_drop_why(conn, sk));
 		break;
 	default:
 		break;
@@ -291,7 +311,8 @@ int rds_tcp_conn_connect(struct rds_connection *conn)
 		/* Bytes may have come before our callbacks were in. */
 		queue_delayed_work(rds_tcp_wq, &tc->t_recv_w, 0);
 		if (!established || n > 1) {
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn, n > 1 ? RDS_DROP_CONNECT_RACE :
+						   RDS_DROP_PEER_CLOSED);
 			if (n > 1)
 				rds_conn_want_connect(conn);
 		}
@@ -345,7 +366,10 @@ bool rds_tcp_conn_accepted(struct rds_connection *conn, struct socket *sock)
 		case RDS_CONN_UP:
 		case RDS_CONN_CONNECTING:
 			rds_tcp_stat_inc(RDS_TCP_STAT_CONNECT_RACED);
-			rds_conn_drop(conn);
+			rds_conn_drop_reason(conn,
+					     rds_conn_state(conn) == RDS_CONN_UP ?
+					     RDS_DROP_REQ_WHILE_UP :
+					     RDS_DROP_CONNECT_RACE);
 			break;
 		default:
 			break;

@@ -276,7 +276,7 @@ const struct rds_transport rds_tcp_transport = {
 
 static void rds_tcp_drop_one(struct rds_connection *conn, void *arg)
 {
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_USER_RESET);
 }
 
 /* Read or parse the int behind @table into @val; the caller checks a

@@ -18,10 +18,40 @@
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/rds/compat.h>
+#include <net/rds/drop.h>
 
 struct rds_transport;
 struct rds_conn_peer;
 struct rds_cong_map;
+
+/**
+ * struct rds_conn_hist - a lane's history, for RDS_INFO_CONN_PATHS
+ * @attempt_ms: when the last connect attempt began (CLOCK_REALTIME ms)
+ * @connect_ms: when it last came up
+ * @reset_ms: when it last went down from up
+ * @attempts: connect attempts since it last went down from up
+ * @attempts_total: connect attempts ever
+ * @resets: times it went down from up
+ * @drops: times it was dropped (up, connecting or down)
+ * @reason: enum rds_drop_reason of the last drop
+ * @reset_reason: the reason of the last drop from up
+ *
+ * Each field has one writer at a time, the winner of a state change
+ * (the connect worker under c_cm_mutex for the attempts, the
+ * transition to UP or ERROR for the rest); readers take a snapshot
+ * with READ_ONCE() and may see two fields of different moments.
+ */
+struct rds_conn_hist {
+	u64	attempt_ms;
+	u64	connect_ms;
+	u64	reset_ms;
+	u32	attempts;
+	u32	attempts_total;
+	u32	resets;
+	u32	drops;
+	u32	reason;
+	u32	reset_reason;
+};
 
 enum rds_conn_state {
 	RDS_CONN_DOWN,
@@ -120,6 +150,7 @@ enum {
  * @c_peer: made for a peer's attempt: the peer it counts against
  *	(connection.c, under the namespace's conn_lock)
  * @c_peer_item: lane 0 made for a peer: on the namespace's peer_conns
+ * @c_hist: history and last drop reason (rds-info -p)
  * @c_tdata: the transport's per-connection state, conn_data_size bytes
  *
  * Transports read the fields down to @c_xmit_map (the last through
@@ -179,6 +210,7 @@ struct rds_connection {
 	unsigned long		c_lanes_gen;
 	struct rds_conn_peer	*c_peer;
 	struct list_head	c_peer_item;
+	struct rds_conn_hist	c_hist;
 	u64			c_tdata[];
 };
 
@@ -288,7 +320,6 @@ void rds_conn_put(struct rds_connection *conn);
 bool rds_addr_is_local(struct net *net, const struct in6_addr *addr,
 		       int dev_if);
 void rds_connect_complete(struct rds_connection *conn);
-void rds_conn_drop(struct rds_connection *conn);
 void rds_conn_unacked_limits(const struct rds_connection *conn,
 			     u32 *packets, u32 *bytes);
 void rds_conn_destroy_transport(const struct rds_transport *trans,
