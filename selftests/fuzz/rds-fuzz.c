@@ -1179,6 +1179,9 @@ static void op_info(struct fz *f)
 
 	if (chance(f, 5))
 		name = PICK(f, ((const int[]){ 9999, 10002, 10018, 10100 }));
+	/* UEK's lane history (<linux/rds_uek.h>), outside mainline's range. */
+	else if (chance(f, 8))
+		name = PICK(f, ((const int[]){ 10020, 10021 }));
 	if (len > SCRATCH_PAGES * PG && buf == (uintptr_t)scratch &&
 	    chance(f, 80))
 		len = SCRATCH_PAGES * PG;

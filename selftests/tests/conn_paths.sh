@@ -122,6 +122,29 @@ peer_kill() {
 	after_drop "$A" "$A4" "$B4" 2 $R_PEER_RESET $R_PEER_CLOSED
 }
 
+# Readers race the writers: the table read in a loop while A's lane is
+# reset over and over (its history written locklessly, read with
+# READ_ONCE); every read must succeed and parse (the kernel log check
+# after the program, KASAN on the debug kernel, does the rest).
+race() {
+	local i pid rc=0 n
+	(
+		for ((i = 0; i < 40; i++)); do
+			ip netns exec "$A" "$P" > /dev/null || exit 1
+		done
+	) &
+	pid=$!
+	for ((i = 0; i < 20; i++)); do
+		ip netns exec "$A" sysctl -qw net.rds.tcp.rds_tcp_sndbuf=$((262144 + i * 4096))
+		ip netns exec "$A" timeout 10 "$T/rds-ping" -c 1 -W 2 --transport tcp \
+			-I "$A4" "$B4" > /dev/null 2>&1
+	done
+	wait "$pid" || rc=1
+	n=$(field "$(lane "$A" "$A4" "$B4")" 10)
+	echo "resets after the race: $n"
+	[ "$rc" = 0 ] && [ "$n" -gt 2 ]
+}
+
 # Nobody at DEAD: attempts that never succeed, no reset, no connect time.
 never_up() {
 	local l i pid r
@@ -184,12 +207,13 @@ ib_device_removal() {
 	[ "$ok" = 1 ]
 }
 
-tap_plan 8
+tap_plan 9
 tap_check "RDS_INFO_CONN_PATHS and RDS6_INFO_CONN_PATHS records are 666 bytes (UEK's 346 + ours)" record_size
 netns_pair_up || { echo "Bail out! no netns pair"; exit 1; }
 tap_check "TCP lane up: flags C, attempts, connect time, no reset, reason none" fresh_up
 tap_check "user reset (rds_tcp_sndbuf): reason user reset, 1 reset, up again" user_reset
 tap_check "peer kills its TCP socket (ss -K): reason peer reset/closed, 2 resets, up again" peer_kill
+tap_check "table read in a loop while the lane is reset 20 times" race
 tap_check "unanswered peer: attempts counted, no reset, never connected, connect timeout/failure" never_up
 tap_check "rds-info -p shows the lanes and their last drop reasons" rds_info_p
 if rdma link show rxe0/1 >/dev/null 2>&1; then
