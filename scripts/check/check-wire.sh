@@ -37,6 +37,13 @@
 #               with RDS_IMPL=ours "ours:ours intree:ours ours:intree" (ours
 #               sends, Linux receives, over TCP and IB), --short the first
 #               only; none with RDS_IMPL=intree
+#   TWONIC_PAIRS two-port boots A:B (scripts/vm/vmN.sh --hosts 2 --nics
+#               2 --rdma; issue 27: twonic_smoke, the test bed's second
+#               wire; twonic_tcp, RDS/TCP streams across the loss of
+#               wire0; drop_reasons, the lanes' history and drop reasons);
+#               default with RDS_IMPL=ours "ours:ours", none with --short,
+#               which instead runs twonic_tcp's short variant in its
+#               first-contact boot (given --nics 2 for it: about 35 s)
 #   THREE_PAIRS three-host boots A:B:C (scripts/vm/vmN.sh --hosts 3
 #               --rdma; selftests/hosts/three_hog.sh and three_sndbuf.sh,
 #               issue 25's items 3 and 4: c dies while a and b talk, over
@@ -172,13 +179,17 @@ twohost_rdma_boot() {	# ib|iw A:B
 # Messages queued while the peer is unreachable, their sockets closed,
 # arrive once it is back: both hosts take turns losing their link (QEMU's
 # set_link, served by vm2.sh), over every transport.
+# The short run (make check) adds its one failover, RDS/TCP across the
+# loss of one of two wires (twonic_tcp), to this boot: a second port
+# costs the boot nothing measurable, a boot of its own over a minute.
 first_contact_boot() {	# A:B
-	local a=${1%%:*} b=${1##*:} out log rc t0
+	local a=${1%%:*} b=${1##*:} out log rc t0 progs=(first_contact) nics=1
 	out=$RESULTS/first-contact-$a-$b
 	log=$out.log
 	t0=$(date +%s)
-	scripts/vm/vm2.sh --rdma --impl-a "$a" --impl-b "$b" --timeout 1500 \
-		--out "$out" -- "$(guest_cmd first_contact)" > "$log" 2>&1
+	[ "$SHORT" = 1 ] && progs+=(twonic_tcp) nics=2
+	scripts/vm/vmN.sh --hosts 2 --nics "$nics" --rdma --impl-a "$a" --impl-b "$b" \
+		--timeout 1500 --out "$out" -- "$(guest_cmd "${progs[@]}")" > "$log" 2>&1
 	rc=$?
 	merge_show "$out/a/results.tap" "first contact ($a <-> $b), a: "
 	merge_show "$out/b/results.tap" "first contact ($a <-> $b), b: "
@@ -247,6 +258,34 @@ for pair in "${FC_PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours) first_contact_boot "$pair" ;;
 	*) result 1 "first-contact pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
+
+# Two ports per guest (issue 27): the bed's second wire, RDS/TCP across
+# the loss of wire0 with SHA-checked streams both ways, and each lane's
+# history and drop reasons when the peer's transport unloads and a link
+# dies.
+twonic_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/twonic-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --impl-a "$a" --impl-b "$b" \
+		--timeout 1500 --out "$out" -- \
+		"$(guest_cmd twonic_smoke twonic_tcp drop_reasons)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "two ports ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "two ports ($a <-> $b), b: "
+	result "$rc" "two-port boot ($a <-> $b) finished with clean kernel logs (vmN.sh exit $rc)" "$log"
+	emit "# two ports ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the tests"
+}
+twonic_default=""
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && twonic_default="ours:ours"
+read -ra TWONIC_PAIRS <<< "${TWONIC_PAIRS-$twonic_default}"
+for pair in "${TWONIC_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours) twonic_boot "$pair" ;;
+	*) result 1 "two-port pair '$pair': ours:ours, ours:intree or intree:ours" ;;
 	esac
 done
 

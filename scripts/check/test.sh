@@ -16,7 +16,8 @@
 # twohost_iw: the ones that use selftests/lib/wire.sh) in two guests on
 # one wire as check-wire boots them (scripts/vm/vm2.sh, with --rdma but
 # for twohost_tcp, which must find RDS going over TCP), RDS_WIRE_SHORT
-# and RDS_WIRE_SECONDS handed on to them. --intree (make's INTREE=1) loads
+# and RDS_WIRE_SECONDS handed on to them; with two ports per guest
+# (vmN.sh --nics 2) if a program says it needs them (twonic_*). --intree (make's INTREE=1) loads
 # Linux's in-tree RDS instead of ours (one-guest programs only).
 #
 # Exit status: 0 when every program passed, else vm.sh's or vm2.sh's
@@ -32,7 +33,7 @@ if [ "${1:-}" = --intree ]; then
 fi
 [ $# -gt 0 ] || die "usage: make test T=NAME [KERNEL=NAME] (NAME: a program in selftests/tests or selftests/hosts)"
 
-tests=() hosts=() twohost=() twohost_tcp=()
+tests=() hosts=() twohost=() twohost_tcp=() nics=1
 for t in "$@"; do
 	t=${t%.sh}
 	t=${t%.c}
@@ -42,6 +43,8 @@ for t in "$@"; do
 		twohost_tcp+=("=$t")
 	elif [ -e "selftests/hosts/$t.sh" ] && grep -q 'lib/wire\.sh' "selftests/hosts/$t.sh"; then
 		twohost+=("=$t")
+		# A program that needs two ports per guest says so.
+		grep -q 'vmN.sh --nics 2' "selftests/hosts/$t.sh" && nics=2
 	elif [ -e "selftests/hosts/$t.sh" ]; then
 		hosts+=("=$t")
 	else
@@ -72,7 +75,7 @@ if [ "${#twohost_tcp[@]}" -gt 0 ]; then
 		rc=$?
 fi
 if [ "${#twohost[@]}" -gt 0 ]; then
-	scripts/vm/vm2.sh --rdma --timeout 1500 --out "$OUT/twohost" -- \
+	scripts/vm/vmN.sh --hosts 2 --nics "$nics" --rdma --timeout 1500 --out "$OUT/twohost" -- \
 		"$wire_env RDS_SUITE=hosts $(printf '%q ' selftests/run.sh "${twohost[@]}")" ||
 		rc=$?
 fi

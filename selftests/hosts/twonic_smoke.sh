@@ -104,8 +104,8 @@ b)
 	fi
 	tap_check "host b: wire_ctl refuses nothing it serves: set_link wire1 on" \
 		wire_ctl self set_link wire1 on
-	wire_mark ready
-	tap_check "host b: host a finished" wire_wait finished 600
+	wire_mark sm-ready
+	tap_check "host b: host a finished" wire_wait sm-finished 600
 	;;
 a)
 	tap_plan $((plan + 2 + ${#TRANSPORTS[@]} * 5))
@@ -114,7 +114,7 @@ a)
 		tap_check "host a: rxe1 ACTIVE on wire0" rxe_on rxe1 wire0
 		tap_check "host a: rxe2 ACTIVE on wire1" rxe_on rxe2 wire1
 	fi
-	tap_check "host a: host b is up" wire_wait ready 300
+	tap_check "host a: host b is up" wire_wait sm-ready 300
 	tap_check "host a: RDS/TCP over IPv6 on wire1 alone" ping_on wire1 tcp 6
 	for t in "${TRANSPORTS[@]}"; do
 		tap_check "host a: RDS/$t on wire0 alone" ping_on wire0 "$t"
@@ -129,7 +129,7 @@ a)
 	for t in "${TRANSPORTS[@]}"; do
 		tap_check "host a: wire1 back: RDS/$t over it answers again" ping_back wire1 "$t"
 	done
-	wire_mark finished
+	wire_mark sm-finished
 	;;
 esac
 tap_done
