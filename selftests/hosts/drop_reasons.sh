@@ -38,8 +38,10 @@ rdma link show rxe1/1 > /dev/null 2>&1 && IB=1
 
 field() { echo "$1" | awk -v n="$2" '{ print $n }'; }
 
-lane() {	# TRANSPORT: lane 0 of this host's connection to the peer
-	"$P" | awk -v l="$RDS_WIRE_SELF" -v f="$RDS_WIRE_PEER" -v t="$1" \
+lane() {	# TRANSPORT (tcp, ib): lane 0 of this host's connection to the peer
+	local t=$1
+	[ "$t" = ib ] && t=infiniband
+	"$P" | awk -v l="$RDS_WIRE_SELF" -v f="$RDS_WIRE_PEER" -v t="$t" \
 		'$1 == l && $2 == f && $4 == t && $5 == 0 { print; exit }'
 }
 
