@@ -191,6 +191,9 @@ echo "# host $ROLE: $(awk '/^stream: received/' "$WORK/rx")"
 tap_check "host $ROLE: fail-back: wire0 carries the stream again" failback
 # The peer has all of ours once it says so: then the sender may go.
 wire_wait tn-rx-done $((SECS + 120))
+# What is still queued (a peer that missed messages needs the sender's
+# side of the story): connections, send and retransmit queues, TCP.
+"$RDS_TOOLS/rds-info" -n -s -t -T 2>&1 | sed "s/^/# host $ROLE: /"
 kill "$TX_PID" 2>/dev/null
 wait "$TX_PID" 2>/dev/null
 tap_check "host $ROLE: the sender sent all $COUNT" sent
