@@ -1555,6 +1555,48 @@ void rds_conn_for_each(struct rds_net *rn,
 	rcu_read_unlock();
 }
 
+struct rds_conn_reset_req {
+	const struct in6_addr *laddr;
+	const struct in6_addr *faddr;	/* NULL: every peer */
+	u8 tos;
+};
+
+static void rds_conn_reset_one(struct rds_connection *conn, void *arg)
+{
+	const struct rds_conn_reset_req *req = arg;
+
+	/* Loopback has no path to reset. */
+	if (conn->c_loopback || conn->c_tos != req->tos ||
+	    !ipv6_addr_equal(&conn->c_laddr, req->laddr))
+		return;
+	if (req->faddr && !ipv6_addr_equal(&conn->c_faddr, req->faddr))
+		return;
+	rds_conn_drop_reason(conn, RDS_DROP_USER_RESET);
+}
+
+/**
+ * rds_conn_reset - drop every lane of some connections (UEK's reset)
+ * @rn: namespace
+ * @laddr: their local address
+ * @faddr: their peer's address; the unspecified address: every peer
+ * @tos: their TOS
+ *
+ * They reconnect as after any drop: unacked messages are sent again.
+ *
+ * Context: process.
+ */
+void rds_conn_reset(struct rds_net *rn, const struct in6_addr *laddr,
+		    const struct in6_addr *faddr, u8 tos)
+{
+	struct rds_conn_reset_req req = {
+		.laddr = laddr,
+		.faddr = ipv6_addr_any(faddr) ? NULL : faddr,
+		.tos = tos,
+	};
+
+	rds_conn_for_each(rn, rds_conn_reset_one, &req);
+}
+
 struct rds_conn_each_of {
 	const struct rds_transport *trans;
 	void (*fn)(struct rds_connection *conn, void *arg);

@@ -130,6 +130,7 @@ struct rds_bind_key {
  * @peer_evict_idle_ms: a peer-made connection unused this long may be
  *	evicted for a new peer at the cap (sysctl)
  * @peer_ipv6_prefix: IPv6 prefix length that makes one peer (sysctl)
+ * @ping_enable: pings to port 0 are answered (sysctl)
  */
 struct rds_net {
 	struct net		*net;
@@ -175,6 +176,7 @@ struct rds_net {
 	int			peer_max_connections;
 	int			peer_evict_idle_ms;
 	int			peer_ipv6_prefix;
+	int			ping_enable;
 };
 
 extern unsigned int rds_net_id;
@@ -671,6 +673,8 @@ void rds_conn_retune_reaper(struct rds_net *rn);
 void rds_conn_queue_delayed(struct rds_connection *conn,
 			    struct delayed_work *dwork, unsigned long delay);
 void rds_conn_net_init(struct rds_net *rn);
+void rds_conn_reset(struct rds_net *rn, const struct in6_addr *laddr,
+		    const struct in6_addr *faddr, u8 tos);
 void rds_conn_for_each(struct rds_net *rn,
 		       void (*fn)(struct rds_connection *conn, void *arg),
 		       void *arg);

@@ -243,7 +243,10 @@ void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 		if (hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT) &&
 		    (conn->c_trans->caps & RDS_TRANS_CAP_WIRE))
 			rds_lanes_learn(conn, hdr, false);
-		if (hdr->h_sport) {
+		/* Probes are answered even with pings off: lanes need it. */
+		if (hdr->h_sport &&
+		    (READ_ONCE(rn->ping_enable) ||
+		     hdr->h_sport == cpu_to_be16(RDS_FLAG_PROBE_PORT))) {
 			rds_stats_inc(rn, RDS_STAT_RECV_PING);
 			rds_send_pong(conn, &inc->i_daddr, &inc->i_saddr,
 				      hdr->h_sport);

@@ -78,6 +78,41 @@ static int rds_set_transport(struct net *net, struct rds_sock *rs,
 	return 0;
 }
 
+/* UEK's RDS_CONN_RESET (IPv4, @v6 false) and RDS6_CONN_RESET: an
+ * administrator's reset of connections in the socket's namespace.
+ */
+static int rds_conn_reset_opt(struct net *net, sockptr_t optval,
+			      unsigned int optlen, bool v6)
+{
+	struct in6_addr laddr, faddr;
+	struct rds6_reset r6;
+	struct rds_reset r4;
+	u8 tos;
+
+	if (optlen < (v6 ? sizeof(r6) : sizeof(r4)))
+		return -EINVAL;
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (v6) {
+		if (copy_from_sockptr(&r6, optval, sizeof(r6)))
+			return -EFAULT;
+		laddr = r6.src;
+		faddr = r6.dst;
+		tos = r6.tos;
+	} else {
+		if (copy_from_sockptr(&r4, optval, sizeof(r4)))
+			return -EFAULT;
+		ipv6_addr_set_v4mapped(r4.src.s_addr, &laddr);
+		if (r4.dst.s_addr)
+			ipv6_addr_set_v4mapped(r4.dst.s_addr, &faddr);
+		else
+			faddr = in6addr_any;
+		tos = r4.tos;
+	}
+	rds_conn_reset(rds_net(net), &laddr, &faddr, tos);
+	return 0;
+}
+
 static int rds_set_timestamp(struct sock *sk, sockptr_t optval,
 			     unsigned int optlen, int optname)
 {
@@ -144,10 +179,18 @@ int rds_setsockopt(struct socket *sock, int level, int optname,
 	case RDS_CONG_MONITOR:
 		return rds_set_cong_monitor(rs, optval, optlen);
 	case SO_RDS_TRANSPORT:
+		/* UEK's RDS_CONN_RESET shares the number; not its length. */
+		if (optlen >= sizeof(struct rds_reset))
+			return rds_conn_reset_opt(sock_net(sk), optval, optlen,
+						  false);
+		fallthrough;
+	case RDS_UEK_SO_RDS_TRANSPORT:
 		lock_sock(sk);
 		ret = rds_set_transport(sock_net(sk), rs, optval, optlen);
 		release_sock(sk);
 		return ret;
+	case RDS6_CONN_RESET:
+		return rds_conn_reset_opt(sock_net(sk), optval, optlen, true);
 	case SO_TIMESTAMP_OLD:
 	case SO_TIMESTAMP_NEW:
 		lock_sock(sk);
@@ -195,6 +238,7 @@ int rds_getsockopt(struct socket *sock, int level, int optname,
 	case RDS_RECVERR:
 		return rds_put_int(rs->rs_recverr, optval, optlen, len);
 	case SO_RDS_TRANSPORT:
+	case RDS_UEK_SO_RDS_TRANSPORT:
 		trans = READ_ONCE(rs->rs_transport);
 		return rds_put_int(trans ? (int)trans->type : RDS_TRANS_NONE,
 				   optval, optlen, len);

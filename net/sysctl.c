@@ -18,6 +18,11 @@ static int rds_sysctl_max_peers = 65536;
 static int rds_sysctl_max_factor = 1024;
 static int rds_sysctl_min_v6_prefix = 32;
 static int rds_sysctl_max_v6_prefix = 128;
+/* Read-only, for programs whose headers lack AF_RDS and SOL_RDS (qperf
+ * reads pf_rds): UEK's names.
+ */
+static int rds_sysctl_pf_rds = PF_RDS;
+static int rds_sysctl_sol_rds = SOL_RDS;
 
 /* A shorter idle time takes effect now, not after the old period. */
 static int rds_sysctl_idle_ms(rds_ctl_table *table, int write,
@@ -151,6 +156,29 @@ static const struct ctl_table rds_sysctl_template[] = {
 		.extra1		= &rds_sysctl_min_v6_prefix,
 		.extra2		= &rds_sysctl_max_v6_prefix,
 	},
+	{
+		/* UEK's: answer pings (to port 0) at all. */
+		.procname	= "ping_enable",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &rds_sysctl_zero,
+		.extra2		= &rds_sysctl_one,
+	},
+	{
+		.procname	= "pf_rds",
+		.data		= &rds_sysctl_pf_rds,
+		.maxlen		= sizeof(int),
+		.mode		= 0444,
+		.proc_handler	= proc_dointvec,
+	},
+	{
+		.procname	= "sol_rds",
+		.data		= &rds_sysctl_sol_rds,
+		.maxlen		= sizeof(int),
+		.mode		= 0444,
+		.proc_handler	= proc_dointvec,
+	},
 	{ }	/* the end, for kernels that look for it (compat.h) */
 };
 
@@ -177,6 +205,7 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	rn->peer_max_connections = 32;
 	rn->peer_evict_idle_ms = 10 * MSEC_PER_SEC;
 	rn->peer_ipv6_prefix = 64;
+	rn->ping_enable = 1;
 
 	table = kmemdup(rds_sysctl_template, sizeof(rds_sysctl_template),
 			GFP_KERNEL);
@@ -196,6 +225,7 @@ int rds_sysctl_net_init(struct rds_net *rn)
 	table[11].data = &rn->peer_max_connections;
 	table[12].data = &rn->peer_evict_idle_ms;
 	table[13].data = &rn->peer_ipv6_prefix;
+	table[14].data = &rn->ping_enable;
 
 	rn->sysctl_hdr = rds_register_net_sysctl(rn->net, "net/rds", table,
 						 ARRAY_SIZE(rds_sysctl_template) - 1);

@@ -1073,6 +1073,29 @@ static void op_setsockopt_rds(struct fz *f, int fd)
 	int name = PICK(f, names), len;
 	struct sockaddr_storage ss;
 
+	if ((name == SO_RDS_TRANSPORT || name == 11) && chance(f, 30)) {
+		/* UEK's resets: {tos, src, dst}, IPv4 at 8 (12 bytes) or
+		 * IPv6 at 11 (36), aimed at the fuzzer's own peers.
+		 */
+		struct sockaddr_storage src, dst;
+		unsigned char r[36] = { (unsigned char)below(f, 4) };
+		int v6 = name == 11;
+
+		pick_addr(f, &src, 1);
+		pick_addr(f, &dst, 1);
+		if (v6) {
+			memcpy(r + 4, &((struct sockaddr_in6 *)&src)->sin6_addr, 16);
+			if (chance(f, 70))
+				memcpy(r + 20, &((struct sockaddr_in6 *)&dst)->sin6_addr, 16);
+		} else {
+			memcpy(r + 4, &((struct sockaddr_in *)&src)->sin_addr, 4);
+			if (chance(f, 70))
+				memcpy(r + 8, &((struct sockaddr_in *)&dst)->sin_addr, 4);
+		}
+		done(f, OP_SETSOCKOPT, setsockopt(fd, SOL_RDS, name, r,
+			chance(f, 90) ? (v6 ? 36 : 12) : below(f, 37)));
+		return;
+	}
 	if (name == SO_RDS_TRANSPORT && chance(f, 70)) {
 		int t = PICK(f, ((const int[]){ 0, 1, 2, 3, 3, 4, -1, 100 }));
 

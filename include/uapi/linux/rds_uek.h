@@ -18,6 +18,7 @@
 #define _UAPI_LINUX_RDS_UEK_H
 
 #include <linux/types.h>
+#include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/rds.h>
 
@@ -126,5 +127,33 @@ struct rds_path_info_ext {
 	(sizeof(struct rds_info_connection_paths) +			\
 	 RDS_INFO_PATHS_MAX * (sizeof(struct rds_path_info) +		\
 			       sizeof(struct rds_path_info_ext)))
+
+/*
+ * Socket options at SOL_RDS where UEK's numbers differ from mainline's.
+ * Mainline's SO_RDS_TRANSPORT is 8, UEK's is 9; UEK's 8 is
+ * RDS_CONN_RESET, told apart from mainline's option by its length (an
+ * int there, a struct rds_reset here). Both are served.
+ */
+#define RDS_CONN_RESET			8
+#define RDS_UEK_SO_RDS_TRANSPORT	9
+#define RDS6_CONN_RESET			11
+
+/*
+ * RDS_CONN_RESET, RDS6_CONN_RESET: drop and reconnect every lane of the
+ * connections from @src to @dst (every peer of @src if @dst is 0 or ::)
+ * with TOS @tos, in the socket's network namespace; needs CAP_NET_ADMIN
+ * there. Messages not yet acked are sent again, never thrown away.
+ */
+struct rds_reset {
+	__u8		tos;
+	struct in_addr	src;
+	struct in_addr	dst;
+};
+
+struct rds6_reset {
+	__u8		tos;
+	struct in6_addr	src;
+	struct in6_addr	dst;
+};
 
 #endif /* _UAPI_LINUX_RDS_UEK_H */

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Oracle UEK's ABI beside mainline's (ours only: Linux's RDS has none of
+# it). uek/uek-abi, built against UEK's own <rds.h>, takes UEK's
+# SO_RDS_TRANSPORT (9), and resets an RDS/TCP connection between two
+# namespaces mid-stream with RDS_CONN_RESET (8, told from mainline's 8 by
+# its length) and RDS6_CONN_RESET (11): every message arrives once and in
+# order, conn_reset counts the reset, and the lane's history
+# (RDS6_INFO_CONN_PATHS) says "user reset". Then the read-only sysctls
+# net.rds.pf_rds and sol_rds, and net.rds.ping_enable: 0 leaves rds-ping
+# unanswered, 1 answers it again.
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/rds_tools.sh
+. lib/netns_pair.sh
+NETNS_A=uek-a NETNS_B=uek-b
+T=$RDS_TOOLS
+BIN=uek/uek-abi
+N=14
+
+tap_plan $N
+skip_all() {
+	local i
+	for i in $(seq $N); do tap_skip "uek_abi $i" "$1"; done
+	exit 0
+}
+grep -q O /sys/module/rds/taint 2>/dev/null ||
+	skip_all "ours only (Linux's RDS has no UEK numbers)"
+[ -x $BIN ] || skip_all "uek/uek-abi not built: UEK's rds.h comes from rds-tools-2.3.4.tar.gz (../shared/clients or RDS_UEK_TARBALL at build time)"
+modprobe rds_tcp 2>/dev/null
+grep -q '^rds_tcp ' /proc/modules || skip_all "no rds_tcp"
+trap netns_pair_down EXIT
+netns_pair_up || skip_all "could not make the namespace pair"
+
+# uek-abi's own results, renumbered into this file's.
+while read -r line; do
+	case $line in
+	"ok "*)		tap_ok "uek-abi: ${line#ok * - }" ;;
+	"not ok "*)	tap_not_ok "uek-abi: ${line#not ok * - }" ;;
+	"Bail out!"*)	tap_not_ok "uek-abi: $line" ;;
+	esac
+done < <(timeout 120 $BIN "$NETNS_A" "$NETNS_B" "$NETNS_A_IP" "$NETNS_B_IP" 2>&1)
+# It prints 9 results; a crash prints fewer.
+while [ "$TAP_N" -lt 9 ]; do tap_not_ok "uek-abi: result $((TAP_N + 1)) missing"; done
+
+pf_rds_fixed() {
+	! echo 5 2>/dev/null > /proc/sys/net/rds/pf_rds &&
+		[ "$(sysctl -n net.rds.pf_rds)" = 21 ]
+}
+tap_check "net.rds.pf_rds reads 21 and cannot be written" pf_rds_fixed
+tap_check "net.rds.sol_rds reads 276" \
+	bash -c '[ "$(sysctl -n net.rds.sol_rds)" = 276 ]'
+
+ping_once() {	# exit 0 if rds-ping 127.0.0.1 gets one answer within 2 s
+	timeout 10 "$T/rds-ping" -c 1 -W 2 127.0.0.1
+}
+ping_default() {
+	[ "$(sysctl -n net.rds.ping_enable)" = 1 ] && ping_once
+}
+tap_check "net.rds.ping_enable defaults to 1: rds-ping is answered" ping_default
+sysctl -qw net.rds.ping_enable=0
+tap_check_fails "net.rds.ping_enable 0: rds-ping is not answered" ping_once
+sysctl -qw net.rds.ping_enable=1
+tap_check "net.rds.ping_enable back to 1: answered again" ping_once
+tap_done
