@@ -194,6 +194,7 @@ static void rds_message_free(struct rds_message *rm)
 		for (i = 0; i < rm->m_nents; i++)
 			__free_page(sg_page(&rm->m_sg[i]));
 	/* Only now is the sender's buffer no longer ours. */
+	kfree(rm->m_async);
 	if (rm->m_znotifier)
 		rds_zcopy_notify(rm->m_znotifier);
 	rds_rdma_op_free(rm->m_rdma);

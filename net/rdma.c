@@ -578,7 +578,9 @@ void rds_rdma_op_notify(struct rds_message *rm, int status)
 			      RDS_STAT_SEND_RDMA_BYTES, rm->m_rdma->op_bytes);
 	spin_lock_bh(&rm->m_rs_lock);
 	rs = rm->m_rs;
-	if (rs && rm->m_rdma->op_notifier) {
+	/* UEK's RDS_RDMA_REMOTE_COMPLETE: success is told at the ack. */
+	if (rs && rm->m_rdma->op_notifier &&
+	    !(rm->m_rdma->op_remote_complete && status == RDS_RDMA_SUCCESS)) {
 		spin_lock(&rs->rs_lock);
 		rds_rdma_notify_locked(rs, rm, status);
 		notified = !rm->m_rdma->op_notifier;
@@ -676,6 +678,7 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 	op->op_fence = args.flags & RDS_RDMA_FENCE;
 	op->op_notify = args.flags & RDS_RDMA_NOTIFY_ME;
 	op->op_silent = args.flags & RDS_RDMA_SILENT;
+	op->op_remote_complete = args.flags & RDS_RDMA_REMOTE_COMPLETE;
 	op->op_status = RDS_RDMA_DROPPED;
 	op->op_bytes = bytes;
 	if (check_add_overflow(args.remote_vec.addr,
@@ -1075,6 +1078,20 @@ void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 	n = op->op_notifier;
 	op->op_notifier = NULL;
 	n->n_status = status;
+	rds_notify_queue_locked(rs, n);
+}
+
+/**
+ * rds_notify_queue_locked - queue a notification for recvmsg()
+ * @rs: the socket
+ * @n: the notification (RDMA's or an asynchronous send's), now the
+ *	queue's
+ *
+ * Context: @rs->rs_lock held.
+ */
+void rds_notify_queue_locked(struct rds_sock *rs, struct rds_notifier *n)
+{
+	lockdep_assert_held(&rs->rs_lock);
 	list_add_tail(&n->n_list, &rs->rs_notify_queue);
 	/* Unread notifications count against the sender's send total, so
 	 * a sender that never reads them stops instead of piling them up.

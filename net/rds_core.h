@@ -625,6 +625,10 @@ void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
 void rds_rdma_set_exthdrs(struct rds_message *rm);
 void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
 u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
+void rds_notify_queue_locked(struct rds_sock *rs, struct rds_notifier *n);
+int rds_async_parse(struct rds_message *rm, struct msghdr *msg);
+bool rds_async_notify_locked(struct rds_sock *rs, struct rds_message *rm,
+			     int status);
 void rds_rdma_notify_locked(struct rds_sock *rs, struct rds_message *rm,
 			    int status);
 void rds_rdma_op_notify(struct rds_message *rm, int status);

@@ -237,6 +237,8 @@ static struct rds_sock *rds_send_unlink_sock(struct rds_message *rm,
 				rds_rdma_notify_locked(rs, rm, status);
 				*wake = true;
 			}
+			if (rds_async_notify_locked(rs, rm, status))
+				*wake = true;
 			rds_message_put(rm);	/* the socket list's */
 		}
 		spin_unlock(&rs->rs_lock);
@@ -632,8 +634,10 @@ void rds_send_drop_to(struct rds_sock *rs, const struct in6_addr *addr,
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 		list_move_tail(&rm->m_sock_item, &dropped);
 		rds_send_uncharge_locked(rs, rm);
-		if (addr)
+		if (addr) {
 			rds_rdma_notify_locked(rs, rm, RDS_RDMA_CANCELED);
+			rds_async_notify_locked(rs, rm, RDS_RDMA_CANCELED);
+		}
 	}
 	spin_unlock_bh(&rs->rs_lock);
 
@@ -1086,6 +1090,8 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie)
 		case RDS_CMSG_RDMA_ARGS:
 			rdma = true;
 			break;
+		case RDS_CMSG_ASYNC_SEND:	/* UEK's; rds_async_parse() */
+			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
 			ret = rds_zcopy_cookie(cmsg, zcookie);
 			if (ret)
@@ -1325,6 +1331,9 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	}
 	rm->m_daddr = daddr;
 	ret = rds_rdma_parse_cmsgs(rs, rm, msg);
+	if (ret)
+		goto out;
+	ret = rds_async_parse(rm, msg);
 	if (ret)
 		goto out;
 

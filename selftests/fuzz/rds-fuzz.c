@@ -522,9 +522,17 @@ static void cmsg_other(struct fz *f, struct cmsg_builder *b)
 		cmsg_add(f, b, SOL_RDS, RDS_CMSG_ZCOPY_COOKIE, &zc,
 			 chance(f, 90) ? sizeof(zc) : below(f, 9));
 		break;
-	case 2:		/* receive-side types, and unknown ones */
+	case 2:		/* UEK's async send, or receive-side types */
+		if (chance(f, 50)) {
+			/* {user_token, flags}: RDS_SEND_NOTIFY_ME is 0x100 */
+			junk[1] = chance(f, 80) ? PICK(f, ((const uint64_t[]){
+				0, 0x100 })) : rnd(f);
+			cmsg_add(f, b, SOL_RDS, 10, junk,
+				 chance(f, 90) ? 16 : below(f, 24));
+			break;
+		}
 		cmsg_add(f, b, SOL_RDS, PICK(f, ((const int[]){
-			RDS_CMSG_RDMA_STATUS, RDS_CMSG_CONG_UPDATE, 10,
+			RDS_CMSG_RDMA_STATUS, RDS_CMSG_CONG_UPDATE,
 			RDS_CMSG_RXPATH_LATENCY, RDS_CMSG_ZCOPY_COMPLETION,
 			0, 14, 255, -1 })), junk, below(f, sizeof(junk)));
 		break;

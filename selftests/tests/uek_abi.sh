@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 NETNS_A=uek-a NETNS_B=uek-b
 T=$RDS_TOOLS
 BIN=uek/uek-abi
-N=14
+N=25
 
 tap_plan $N
 skip_all() {
@@ -27,7 +27,7 @@ skip_all() {
 }
 grep -q O /sys/module/rds/taint 2>/dev/null ||
 	skip_all "ours only (Linux's RDS has no UEK numbers)"
-[ -x $BIN ] || skip_all "uek/uek-abi not built: UEK's rds.h comes from rds-tools-2.3.4.tar.gz (../shared/clients or RDS_UEK_TARBALL at build time)"
+[ -x $BIN ] && [ -x uek/build/rds-tools-2.3.4/rds-stress ] || skip_all "uek/uek-abi not built: UEK's rds.h comes from rds-tools-2.3.4.tar.gz (../shared/clients or RDS_UEK_TARBALL at build time)"
 modprobe rds_tcp 2>/dev/null
 grep -q '^rds_tcp ' /proc/modules || skip_all "no rds_tcp"
 trap netns_pair_down EXIT
@@ -41,13 +41,43 @@ while read -r line; do
 	"Bail out!"*)	tap_not_ok "uek-abi: $line" ;;
 	esac
 done < <(timeout 120 $BIN "$NETNS_A" "$NETNS_B" "$NETNS_A_IP" "$NETNS_B_IP" 2>&1)
-# It prints 9 results; a crash prints fewer.
-while [ "$TAP_N" -lt 9 ]; do tap_not_ok "uek-abi: result $((TAP_N + 1)) missing"; done
+# It prints 16 results; a crash prints fewer.
+while [ "$TAP_N" -lt 16 ]; do tap_not_ok "uek-abi: result $((TAP_N + 1)) missing"; done
 
 pf_rds_fixed() {
 	! echo 5 2>/dev/null > /proc/sys/net/rds/pf_rds &&
 		[ "$(sysctl -n net.rds.pf_rds)" = 21 ]
 }
+# Oracle's rds-tools 2.3.4 itself (pfhack.c reads net.rds.pf_rds).
+U=uek/build/rds-tools-2.3.4
+uek_stress() {	# PORT ARGS...: a 2 s run over loopback, both sides exit 0
+	local port=$1 rc
+	shift
+	# Two loopback addresses: its tasks bind the same ports on each side.
+	timeout 60 $U/rds-stress -r 127.0.0.1 -p "$port" > /tmp/uek-stress.p 2>&1 &
+	sleep 1
+	timeout 60 $U/rds-stress -r 127.0.0.2 -s 127.0.0.1 -p "$port" -T 2 "$@" \
+		> /tmp/uek-stress.a 2>&1
+	rc=$?
+	wait $! || rc=1
+	cat /tmp/uek-stress.a
+	# A per-second line: 1 task, messages sent.
+	[ "$rc" = 0 ] && awk '$1 == 1 && $2 > 0 { ok = 1 } END { exit !ok }' \
+		/tmp/uek-stress.a
+}
+tap_check "rds-tools 2.3.4: rds-stress over loopback" uek_stress 4710
+tap_check "rds-tools 2.3.4: rds-stress --async (every send's SUCCESS reported)" \
+	uek_stress 4720 --async
+paths_show() {	# rds-info -p lists the reset RDS/TCP lanes of namespace A
+	local out
+	out=$(ip netns exec "$NETNS_A" $U/rds-info -p 2>&1)
+	echo "$out"
+	[[ "$out" == *"$NETNS_B_IP"* ]] && [[ "$out" == *"user reset"* ]]
+}
+tap_check "rds-tools 2.3.4: rds-info -p shows the lane reset by the user" paths_show
+tap_check "rds-tools 2.3.4: rds-ping -n 8 -c 2" \
+	timeout 30 $U/rds-ping -n 8 -c 2 127.0.0.1
+
 tap_check "net.rds.pf_rds reads 21 and cannot be written" pf_rds_fixed
 tap_check "net.rds.sol_rds reads 276" \
 	bash -c '[ "$(sysctl -n net.rds.sol_rds)" = 276 ]'

@@ -123,6 +123,205 @@ static void reset_refusals(void)
 	close(fd);
 }
 
+/* sendmsg() of @len bytes to @to with an RDS_CMSG_ASYNC_SEND. */
+static ssize_t async_send(int fd, const struct sockaddr_in *to, const void *buf,
+			  size_t len, uint64_t token, uint64_t flags,
+			  size_t arglen)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct rds_asend_args) + 8)];
+		struct cmsghdr align;
+	} cb;
+	struct rds_asend_args a = { .user_token = token, .flags = flags };
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr m = {
+		.msg_name = (void *)to, .msg_namelen = sizeof(*to),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cb.b, .msg_controllen = CMSG_SPACE(arglen),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(&cb, 0, sizeof(cb));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_ASYNC_SEND;
+	c->cmsg_len = CMSG_LEN(arglen);
+	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	return sendmsg(fd, &m, 0);
+}
+
+/* Collect RDS_CMSG_RDMA_SEND_STATUS notifications on @fd for up to @ms:
+ * tokens into @tok and statuses into @st (at most @max); how many.
+ */
+static int statuses(int fd, uint64_t *tok, int *st, int max, int ms)
+{
+	int n = 0;
+
+	while (n < max) {
+		union {
+			char b[CMSG_SPACE(sizeof(struct rds_rdma_send_notify)) * 8];
+			struct cmsghdr align;
+		} cb;
+		char data[64];
+		struct iovec iov = { data, sizeof(data) };
+		struct msghdr m = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cb.b, .msg_controllen = sizeof(cb.b),
+		};
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct cmsghdr *c;
+
+		if (poll(&p, 1, ms) != 1)
+			break;
+		if (recvmsg(fd, &m, MSG_DONTWAIT) < 0) {
+			if (errno == EAGAIN)
+				continue;
+			break;
+		}
+		for (c = CMSG_FIRSTHDR(&m); c && n < max; c = CMSG_NXTHDR(&m, c)) {
+			struct rds_rdma_send_notify x;
+
+			if (c->cmsg_level != SOL_RDS ||
+			    c->cmsg_type != RDS_CMSG_RDMA_SEND_STATUS)
+				continue;
+			memcpy(&x, CMSG_DATA(c), sizeof(x));
+			tok[n] = x.user_token;
+			st[n++] = x.status;
+		}
+	}
+	return n;
+}
+
+static int bound_lo(struct sockaddr_in *sin)
+{
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	socklen_t l = sizeof(*sin);
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)sin, sizeof(*sin)) ||
+	    getsockname(fd, (struct sockaddr *)sin, &l))
+		die("loopback socket");
+	return fd;
+}
+
+/* Loopback: every async send with RDS_SEND_NOTIFY_ME reports SUCCESS
+ * with its token, in order, once delivered; without the flag, nothing.
+ */
+static void async_loopback(void)
+{
+	struct sockaddr_in sa, ra;
+	int s = bound_lo(&sa), r = bound_lo(&ra), i, n, st[40], ok = 1;
+	uint64_t tok[40];
+	char buf[256] = "x";
+
+	for (i = 0; i < 16; i++)
+		ok &= async_send(s, &ra, buf, sizeof(buf), 1000 + i,
+				 RDS_SEND_NOTIFY_ME,
+				 sizeof(struct rds_asend_args)) == sizeof(buf);
+	tap(ok, "RDS_CMSG_ASYNC_SEND (10): 16 sends taken");
+	for (i = 0; i < 16; i++)
+		ok &= recv(r, buf, sizeof(buf), 0) == sizeof(buf);
+	n = statuses(s, tok, st, 40, 2000);
+	for (i = 0; i < n; i++)
+		ok &= tok[i] == (uint64_t)(1000 + i) && st[i] == RDS_RDMA_SEND_SUCCESS;
+	tap(ok && n == 16, "async sends: 16 SUCCESS notifications, tokens in order");
+	for (i = 0; i < 4; i++)
+		async_send(s, &ra, buf, sizeof(buf), 7, 0,
+			   sizeof(struct rds_asend_args));
+	for (i = 0; i < 4; i++)
+		recv(r, buf, sizeof(buf), 0);
+	n = statuses(s, tok, st, 40, 500);
+	tap(n == 0, "async sends without RDS_SEND_NOTIFY_ME: no success notification");
+	tap(async_send(s, &ra, buf, 8, 1, 0x1, sizeof(struct rds_asend_args)) < 0 &&
+	    errno == EINVAL, "async send with an unknown flag: EINVAL");
+	tap(async_send(s, &ra, buf, 8, 1, RDS_SEND_NOTIFY_ME, 8) < 0 &&
+	    errno == EINVAL, "async send with a short argument: EINVAL");
+	close(s);
+	close(r);
+}
+
+/* Loopback RDMA write with RDS_RDMA_REMOTE_COMPLETE (UEK's 0x80): one
+ * SUCCESS notification, after the message carrying it was delivered,
+ * and the bytes are in place.
+ */
+static void rdma_remote_complete(void)
+{
+	static char target[4096], source[4096];
+	struct sockaddr_in sa, ra;
+	int s = bound_lo(&sa), r = bound_lo(&ra), n, st[4];
+	rds_rdma_cookie_t cookie = 0;
+	struct rds_get_mr_args mr = {
+		.vec = { (uintptr_t)target, sizeof(target) },
+		.cookie_addr = (uintptr_t)&cookie,
+	};
+	struct rds_iovec local = { (uintptr_t)source, sizeof(source) };
+	struct rds_rdma_args a = {
+		.remote_vec = { 0, sizeof(source) },
+		.local_vec_addr = (uintptr_t)&local, .nr_local = 1,
+		.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME |
+			 RDS_RDMA_REMOTE_COMPLETE,
+		.user_token = 0xfeed,
+	};
+	union {
+		char b[CMSG_SPACE(sizeof(a))];
+		struct cmsghdr align;
+	} cb;
+	char msg[16] = "rdma", in[16];
+	struct iovec iov = { msg, sizeof(msg) };
+	struct msghdr m = {
+		.msg_name = &ra, .msg_namelen = sizeof(ra),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cb.b, .msg_controllen = sizeof(cb.b),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	uint64_t tok[4];
+
+	memset(source, 0x5a, sizeof(source));
+	if (setsockopt(r, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr))) {
+		tap(0, "RDS_RDMA_REMOTE_COMPLETE: RDS_GET_MR on loopback");
+		return;
+	}
+	a.cookie = cookie;
+	memset(&cb, 0, sizeof(cb));
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_ARGS;
+	c->cmsg_len = CMSG_LEN(sizeof(a));
+	memcpy(CMSG_DATA(c), &a, sizeof(a));
+	n = sendmsg(s, &m, 0) == sizeof(msg) &&
+	    recv(r, in, sizeof(in), 0) == sizeof(msg);
+	n = n ? statuses(s, tok, st, 4, 2000) : -1;
+	tap(n == 1 && tok[0] == 0xfeed && st[0] == RDS_RDMA_SEND_SUCCESS &&
+	    target[0] == 0x5a && target[4095] == 0x5a,
+	    "RDS_RDMA_REMOTE_COMPLETE (0x80): one SUCCESS once delivered, bytes in place");
+	close(s);
+	close(r);
+}
+
+/* RDS/TCP to an address nobody answers: RDS_CANCEL_SENT_TO cancels the
+ * queued async sends, each reported CANCELED whatever its flags.
+ */
+static void async_cancel(const char *na, const char *ia)
+{
+	struct sockaddr_in sa, dead = { .sin_family = AF_INET };
+	int s = tcp_socket(na, ia, &sa), i, n, st[16], ok = 1;
+	uint64_t tok[16];
+	char buf[64] = "y";
+
+	inet_pton(AF_INET, "10.99.2.77", &dead.sin_addr);
+	dead.sin_port = htons(4000);
+	for (i = 0; i < 4; i++)
+		ok &= async_send(s, &dead, buf, sizeof(buf), 50 + i,
+				 i & 1 ? RDS_SEND_NOTIFY_ME : 0,
+				 sizeof(struct rds_asend_args)) == sizeof(buf);
+	ok &= !setsockopt(s, SOL_RDS, RDS_CANCEL_SENT_TO, &dead, sizeof(dead));
+	n = statuses(s, tok, st, 16, 2000);
+	for (i = 0; i < n; i++)
+		ok &= tok[i] == (uint64_t)(50 + i) && st[i] == RDS_RDMA_SEND_CANCELED;
+	tap(ok && n == 4, "async sends to a dead peer: RDS_CANCEL_SENT_TO reports 4 CANCELED");
+	close(s);
+}
+
 /* Read @want messages, numbered 0.. in their first 4 bytes. */
 static int recv_in_order(int r, int want)
 {
@@ -279,6 +478,9 @@ int main(int argc, char **argv)
 	reset_refusals();
 	reset_mid_stream(argv[1], argv[2], argv[3], argv[4], 0);
 	reset_mid_stream(argv[1], argv[2], argv[3], argv[4], 1);
+	async_loopback();
+	async_cancel(argv[1], argv[3]);
+	rdma_remote_complete();
 	printf("1..%d\n", count);
 	return failed;
 }

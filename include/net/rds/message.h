@@ -118,6 +118,8 @@ struct rds_message {
 	u64			m_rdma_cookie;
 	bool			m_rdma_mapped;
 	struct rds_znotifier	*m_znotifier;
+	struct rds_notifier	*m_async;
+	bool			m_async_notify;
 	struct rds_dest		*m_dest;
 	unsigned int		m_nents;
 	struct scatterlist	m_sg[];

@@ -153,6 +153,7 @@ struct rds_rdma_op {
 	bool			op_fence;
 	bool			op_notify;
 	bool			op_silent;
+	bool			op_remote_complete;
 	bool			op_posted;
 	bool			op_done;
 	int			op_status;

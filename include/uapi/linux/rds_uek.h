@@ -139,6 +139,26 @@ struct rds_path_info_ext {
 #define RDS6_CONN_RESET			11
 
 /*
+ * RDS_CMSG_ASYNC_SEND (sendmsg): report how this message ended as an
+ * RDS_CMSG_RDMA_STATUS notification (struct rds_rdma_notify) carrying
+ * @user_token: RDS_RDMA_SUCCESS once the peer acked it, only if @flags
+ * has RDS_SEND_NOTIFY_ME; RDS_RDMA_CANCELED (RDS_CANCEL_SENT_TO) and
+ * RDS_RDMA_DROPPED (given up) always. No other flag is defined (EINVAL).
+ */
+#define RDS_CMSG_ASYNC_SEND		10
+#define RDS_SEND_NOTIFY_ME		0x0100
+
+struct rds_asend_args {
+	__u64		user_token;
+	__u64		flags;
+};
+
+/* struct rds_rdma_args.flags: report the operation's success when the
+ * message carrying it was acked, rather than when it completed here.
+ */
+#define RDS_RDMA_REMOTE_COMPLETE	0x0080
+
+/*
  * RDS_CONN_RESET, RDS6_CONN_RESET: drop and reconnect every lane of the
  * connections from @src to @dst (every peer of @src if @dst is 0 or ::)
  * with TOS @tos, in the socket's network namespace; needs CAP_NET_ADMIN
