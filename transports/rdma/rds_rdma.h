@@ -79,11 +79,22 @@ struct rds_rdma_cdata_common {
 	u8	minor;
 	__be16	minor_mask;
 	u8	tos;
-	u8	reserved1;
+	u8	route;		/* reserved1: RDS_RDMA_ROUTE_MARK in a route
+				 * request (rds_rdma_route.c), else 0
+				 */
 	__be16	frag_sz;	/* UEK, at 4.1; reserved in Linux */
 	__be64	ack_seq;
-	__be32	credit;
-	u8	pad[4];
+	union {
+		struct {
+			__be32	credit;
+			/* Linux's tail padding (zero): ours says so here */
+			u8	ours[2];
+			u8	caps;
+			u8	pad;
+		} __packed;
+		/* In a route request: the token the peer gave us. */
+		__be64	token;
+	} __packed;
 } __packed;
 
 struct rds_rdma_cdata4 {
@@ -99,6 +110,7 @@ struct rds_rdma_cdata6 {
 } __packed;
 
 static_assert(sizeof(struct rds_rdma_cdata4) == 32);
+static_assert(offsetof(struct rds_rdma_cdata_common, token) == 16);
 static_assert(sizeof(struct rds_rdma_cdata6) == 56);
 
 union rds_rdma_cdata {
@@ -209,6 +221,9 @@ struct rds_rdma_regqp;
  * @frmr_count: regions per class, free or live
  * @frmr_nfree: regions per class on @frmr_free
  * @list: on the engine's list of devices while not dead
+ * @ev: its asynchronous events (ports going down: rds_rdma_route.c)
+ * @port_w: drops the connections of the ports in @port_err
+ * @port_err: ports that went down, bit (port - 1)
  */
 struct rds_rdma_dev {
 	struct ib_device	*ibdev;
@@ -227,6 +242,9 @@ struct rds_rdma_dev {
 	unsigned int		frmr_count[RDS_RDMA_FRMR_CLASSES];
 	unsigned int		frmr_nfree[RDS_RDMA_FRMR_CLASSES];
 	struct list_head	list;
+	struct ib_event_handler	ev;
+	struct work_struct	port_w;
+	unsigned long		port_err;
 };
 
 /**
@@ -290,6 +308,79 @@ enum {
 				 */
 	RDS_RDMA_PEER_FIRST,	/* lost a race: the peer connects next */
 	RDS_RDMA_RX_HOLDING,	/* deliveries wait behind a use-once kill */
+	RDS_RDMA_ROUTE_FAILED,	/* the current route failed (port down, queue
+				 * pair error): the next attempt tries another
+				 */
+	RDS_RDMA_ADV_IN_FLIGHT,	/* the route advert's slot is posted */
+};
+
+/* Addresses a route advert carries (rds_rdma_route.c). */
+#define RDS_RDMA_ROUTE_MAX	4
+
+/**
+ * struct rds_rdma_route - the routes of one connection (rds_rdma_route.c)
+ * @lock: protects the fields down to @hint_faddr (a leaf)
+ * @token_mine: a peer opening a route to us for this connection shows it
+ * @token_peer: what we show the peer; 0 until its advert came
+ * @naddrs: the peer's addresses in @addrs
+ * @addrs: the peer's addresses on its other RDMA devices
+ * @peer_stable: the peer's last advert said its primary port is up and
+ *	has been for net.rds.ib.ha_failback_ms
+ * @peer_heard: jiffies of the peer's last advert
+ * @hint: the peer moved us to (@hint_laddr, @hint_faddr): try it first
+ * @hint_laddr: our address of that route
+ * @hint_faddr: the peer's
+ * @peer_ha: the peer's private data offered routes (under i_cm_mutex)
+ * @alt: the current attempt or connection is on an alternate route, not
+ *	on the connection's own addresses (under i_cm_mutex; read lockless)
+ * @was_up: the current attempt came up
+ * @failback: the next drop is ours, to go back to the primary route
+ * @prefer_alt: the next attempt starts on an alternate route
+ * @laddr: our address of the current route
+ * @faddr: the peer's
+ * @answered: the peer refused the current attempt (it works, but raced)
+ * @up_since: jiffies since the primary port is up (0: down), sampled
+ * @mine_known: @my_addrs is filled for this connection
+ * @my_naddrs: our addresses in @my_addrs
+ * @my_addrs: our addresses on other devices, for adverts (worker only)
+ * @w: adverts, and while on an alternate route the move back
+ * @adv: the advert's buffer (header and body), mapped, or NULL
+ * @adv_dma: its mapping
+ * @adv_cqe: its completion
+ * @adv_sge: its one SGE
+ * @adv_wr: its work request
+ */
+struct rds_rdma_route {
+	spinlock_t		lock;	/* the peer's side of it */
+	u64			token_mine;
+	u64			token_peer;
+	u8			naddrs;
+	struct in6_addr		addrs[RDS_RDMA_ROUTE_MAX];
+	bool			peer_stable;
+	unsigned long		peer_heard;
+	bool			hint;
+	struct in6_addr		hint_laddr;
+	struct in6_addr		hint_faddr;
+
+	bool			peer_ha;
+	bool			alt;
+	bool			was_up;
+	bool			failback;
+	bool			prefer_alt;
+	struct in6_addr		laddr;
+	struct in6_addr		faddr;
+	bool			answered;
+	unsigned long		up_since;
+	bool			mine_known;
+	u8			my_naddrs;
+	struct in6_addr		my_addrs[RDS_RDMA_ROUTE_MAX];
+	struct delayed_work	w;
+
+	struct rds_rdma_route_frame *adv;
+	u64			adv_dma;
+	struct ib_cqe		adv_cqe;
+	struct ib_sge		adv_sge;
+	struct ib_send_wr	adv_wr;
 };
 
 /**
@@ -363,6 +454,7 @@ enum {
  * @i_rx_hold_w: kills those regions and delivers @i_rx_held
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
+ * @i_route: its routes over other ports (rds_rdma_route.c)
  */
 struct rds_rdma_conn {
 	struct delayed_work	i_connect_w;
@@ -424,6 +516,8 @@ struct rds_rdma_conn {
 	struct work_struct	i_rx_hold_w;
 	u8			i_sgid[16];
 	u8			i_dgid[16];
+
+	struct rds_rdma_route	i_route;
 };
 
 static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
@@ -466,6 +560,14 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_RX_HELD_USE_ONCE,
 	RDS_RDMA_STAT_RX_HOLD_OVERFLOW,
 	RDS_RDMA_STAT_MR_TIMEOUT,
+	RDS_RDMA_STAT_ROUTE_ADVERT_SENT,
+	RDS_RDMA_STAT_ROUTE_ADVERT_RECEIVED,
+	RDS_RDMA_STAT_ROUTE_CONNECT,
+	RDS_RDMA_STAT_ROUTE_ACCEPTED,
+	RDS_RDMA_STAT_ROUTE_REFUSED,
+	RDS_RDMA_STAT_ROUTE_FAILOVER,
+	RDS_RDMA_STAT_ROUTE_FAILBACK,
+	RDS_RDMA_STAT_ROUTE_PORT_ERROR,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -484,6 +586,8 @@ extern unsigned int rds_rdma_sysctl_max_send_wr;
 extern unsigned int rds_rdma_sysctl_max_recv_wr;
 extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
 extern unsigned int rds_rdma_sysctl_max_frag_size;
+extern unsigned int rds_rdma_sysctl_ha_routes;
+extern unsigned int rds_rdma_sysctl_ha_failback_ms;
 int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 
@@ -512,6 +616,8 @@ const struct rds_rdma_flavor *rds_rdma_flavor_find(unsigned int t);
 int rds_rdma_flavor_register(struct rds_rdma_flavor_link *link);
 void rds_rdma_flavor_unregister(struct rds_rdma_flavor_link *link);
 void rds_rdma_drop_dev_conns(struct ib_device *ibdev);
+void rds_rdma_walk_conns(void (*fn)(struct rds_connection *conn, void *arg),
+			 void *arg);
 void rds_rdma_info_fill(struct net *net, struct rds_info_buf *b,
 			const struct rds_transport *trans, bool v6);
 int rds_rdma_engine_init(void);
@@ -574,6 +680,40 @@ void rds_rdma_regqp_free(struct rds_rdma_regqp *rq);
 int rds_rdma_regqp_post(struct rds_rdma_regqp *rq, struct ib_send_wr *wr);
 bool rds_rdma_regqp_broken(struct rds_rdma_regqp *rq);
 void rds_rdma_regqp_set_broken(struct rds_rdma_regqp *rq);
+
+/* rds_rdma_route.c */
+#define RDS_RDMA_ROUTE_MARK	0xa5	/* cdata route: a route request */
+void rds_rdma_route_conn_init(struct rds_rdma_conn *ic);
+void rds_rdma_route_conn_free(struct rds_rdma_conn *ic);
+int rds_rdma_route_qp_init(struct rds_rdma_conn *ic);
+void rds_rdma_route_qp_free(struct rds_rdma_conn *ic);
+void rds_rdma_route_fill_cdata(struct rds_connection *conn,
+			       struct rds_rdma_cdata_common *c, bool request);
+void rds_rdma_route_peer_cdata(struct rds_connection *conn,
+			       const struct rds_rdma_cdata_common *c);
+bool rds_rdma_route_pick(struct rds_connection *conn, struct in6_addr *laddr,
+			 struct in6_addr *faddr);
+struct rds_connection *
+rds_rdma_route_request(const struct rds_rdma_flavor *fl,
+		       const struct rds_rdma_cdata_common *c,
+		       const struct in6_addr *laddr,
+		       const struct in6_addr *faddr,
+		       const struct in6_addr *cm_faddr);
+bool rds_rdma_route_wins(struct rds_connection *conn, bool route_req);
+void rds_rdma_route_accepted(struct rds_connection *conn,
+			     const struct in6_addr *cm_laddr,
+			     const struct in6_addr *cm_faddr);
+void rds_rdma_route_stale(struct rds_connection *conn,
+			  const struct in6_addr *cm_laddr,
+			  const struct in6_addr *cm_faddr);
+void rds_rdma_route_established(struct rds_connection *conn);
+bool rds_rdma_route_recv(struct rds_connection *conn, struct rds_rdma_conn *ic,
+			 const struct rds_header *hdr, struct page *page,
+			 u64 dma, u32 data_len);
+void rds_rdma_route_failed(struct rds_connection *conn);
+void rds_rdma_route_shutdown(struct rds_connection *conn);
+void rds_rdma_route_dev_event(struct ib_event_handler *h, struct ib_event *ev);
+void rds_rdma_route_port_worker(struct work_struct *work);
 
 /* rds_rdma_recv.c */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);

@@ -134,7 +134,7 @@ static unsigned int rds_rdma_frag_agree(u16 version, unsigned int ours,
 static void rds_rdma_cm_param(struct rds_connection *conn,
 			      struct rdma_conn_param *p,
 			      union rds_rdma_cdata *cd, u16 version,
-			      unsigned int frag_pages,
+			      unsigned int frag_pages, bool request,
 			      u8 responder_resources, u8 initiator_depth)
 {
 	struct rds_rdma_cdata_common *c;
@@ -159,7 +159,10 @@ static void rds_rdma_cm_param(struct rds_connection *conn,
 	if (version >= RDS_RDMA_VERSION_4_1)
 		c->frag_sz = cpu_to_be16(frag_pages * RDS_FRAG_SIZE);
 	put_unaligned_be64(rds_rdma_ack_seq(conn), &c->ack_seq);
-	/* Credits 0: flow control off, as with every Linux peer. */
+	/* Credits 0: flow control off, as with every Linux peer. Between
+	 * two of ours, the tail says so (routes: rds_rdma_route.c).
+	 */
+	rds_rdma_route_fill_cdata(conn, c, request);
 	p->private_data = cd;
 	p->responder_resources = responder_resources;
 	p->initiator_depth = initiator_depth;
@@ -215,7 +218,8 @@ static int rds_rdma_cm_reject(struct rdma_cm_id *id, enum rds_rdma_refusal r)
  * refuses too, both attempts fail, and it leaves the next one to the
  * peer (RDS_RDMA_PEER_FIRST), whose request then finds it waiting.
  */
-static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
+static bool rds_rdma_cm_yield_locked(struct rds_connection *conn,
+				     bool route_req)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
@@ -225,7 +229,8 @@ static bool rds_rdma_cm_yield_locked(struct rds_connection *conn)
 	/* The core's connect worker has not run yet: it will find this. */
 	if (!ic->i_cm_id)
 		return true;
-	if (!ic->i_cm_active || ic->i_stale_id || !rds_conn_peer_is_lower(conn))
+	if (!ic->i_cm_active || ic->i_stale_id ||
+	    !rds_rdma_route_wins(conn, route_req))
 		return false;
 	if (!rds_rdma_flavor_of(conn)->cm_yield) {
 		set_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags);
@@ -273,7 +278,7 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	union rds_rdma_cdata reply;
 	struct rds_rdma_conn *ic;
 	struct ib_device *ibdev = id->device;
-	bool v6;
+	bool v6, route;
 	u16 version;
 	int ret;
 
@@ -296,14 +301,24 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		ipv6_addr_set_v4mapped(cd->v4.saddr, &faddr);
 		ipv6_addr_set_v4mapped(cd->v4.daddr, &laddr);
 	}
-	/* The peer may only speak for itself, to us. */
-	if (!ipv6_addr_equal(&laddr, &cm_laddr) ||
-	    !ipv6_addr_equal(&faddr, &cm_faddr))
+	/* The peer may only speak for itself, to us; on another route
+	 * than the connection's own, with the token we gave it.
+	 */
+	route = c->route == RDS_RDMA_ROUTE_MARK;
+	if (!route && (!ipv6_addr_equal(&laddr, &cm_laddr) ||
+		       !ipv6_addr_equal(&faddr, &cm_faddr)))
 		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_SPOOF);
 
 	fl = rds_rdma_flavor_find(ibdev->node_type);
 	if (!fl)
 		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_NO_FLAVOR);
+	if (route) {
+		conn = rds_rdma_route_request(fl, c, &laddr, &faddr, &cm_faddr);
+		module_put(fl->trans.owner);
+		if (!conn)
+			return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_ROUTE);
+		goto found;
+	}
 	if (rds_addr_is_local(&init_net, &faddr, 0) &&
 	    !rds_rdma_cm_own_request(fl, &laddr, &faddr, c->tos,
 				     rds_rdma_cm_port(&id->route.addr.dst_addr))) {
@@ -316,14 +331,18 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	module_put(fl->trans.owner);
 	if (IS_ERR(conn))
 		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_NO_CONN);
+found:
 	ic = rds_rdma_conn(conn);
 
 	mutex_lock(&ic->i_cm_mutex);
 	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING) &&
-	    !rds_rdma_cm_yield_locked(conn)) {
+	    !rds_rdma_cm_yield_locked(conn, route)) {
 		if (rds_conn_state(conn) == RDS_CONN_UP) {
 			/* The peer lost the connection we still have. */
 			rds_rdma_stat_inc(RDS_RDMA_STAT_LISTEN_CLOSED_STALE);
+			if (route)
+				rds_rdma_route_stale(conn, &cm_laddr,
+						     &cm_faddr);
 			rds_conn_drop_reason(conn, RDS_DROP_REQ_WHILE_UP);
 		} else {
 			rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_RACED);
@@ -340,8 +359,10 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		goto drop;
 	ic->i_version = version;
 	rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
+	rds_rdma_route_peer_cdata(conn, c);
+	rds_rdma_route_accepted(conn, &cm_laddr, &cm_faddr);
 	rds_rdma_cm_param(conn, &param, &reply, version, ic->i_frag_pages,
-			  min_t(u32, ibdev->attrs.max_qp_rd_atom,
+			  false, min_t(u32, ibdev->attrs.max_qp_rd_atom,
 				ev->param.conn.initiator_depth),
 			  min_t(u32, ibdev->attrs.max_qp_init_rd_atom,
 				ev->param.conn.responder_resources));
@@ -402,8 +423,11 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 			rds_rdma_recv_fill(conn);
 		}
 		rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
+		rds_rdma_route_peer_cdata(conn, c);
 	}
 	rds_connect_complete(conn);
+	if (rds_conn_state(conn) == RDS_CONN_UP)
+		rds_rdma_route_established(conn);
 }
 
 /* Route found: create the queue pair and send the request. */
@@ -428,7 +452,7 @@ static int rds_rdma_cm_route_resolved(struct rds_connection *conn,
 	ic->i_version = 0;
 	version = ic->i_frag_offer > 1 ? RDS_RDMA_VERSION_4_1 :
 					 RDS_PROTOCOL_VERSION;
-	rds_rdma_cm_param(conn, &param, &cd, version, ic->i_frag_offer,
+	rds_rdma_cm_param(conn, &param, &cd, version, ic->i_frag_offer, true,
 			  id->device->attrs.max_qp_rd_atom,
 			  id->device->attrs.max_qp_init_rd_atom);
 	/* Before the request leaves: its local mirror may see it at once. */
@@ -490,6 +514,17 @@ static void rds_rdma_cm_event(struct rds_connection *conn,
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The route is gone: the next attempt takes another. */
+		rds_rdma_route_failed(conn);
+		ret = -ENETDOWN;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		/* The peer answered: the route works. */
+		rds_rdma_conn(conn)->i_route.answered = true;
+		ret = -ECONNREFUSED;
+		break;
 	default:
 		/* Rejected, unreachable, disconnected, the device or the
 		 * address gone: start again (after the core's back-off).
@@ -547,7 +582,9 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct sockaddr_storage src, dst;
+	struct in6_addr laddr, faddr;
 	struct rdma_cm_id *id;
+	bool alt;
 	int ret;
 
 	/* We lost a race we could not yield: the peer connects next. */
@@ -560,10 +597,11 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	rds_rdma_sockaddr(&src, &conn->c_laddr, 0, conn->c_dev_if);
-	rds_rdma_sockaddr(&dst, &conn->c_faddr,
-			  rds_rdma_port(conn),
-			  conn->c_dev_if);
+	/* The connection's own addresses, or another route to the peer. */
+	alt = rds_rdma_route_pick(conn, &laddr, &faddr);
+	rds_rdma_sockaddr(&src, &laddr, 0, alt ? 0 : conn->c_dev_if);
+	rds_rdma_sockaddr(&dst, &faddr, rds_rdma_port(conn),
+			  alt ? 0 : conn->c_dev_if);
 
 	mutex_lock(&ic->i_cm_mutex);
 	/* A request from the peer was accepted since this attempt was
@@ -576,6 +614,11 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 	}
 	ic->i_cm_id = id;
 	ic->i_cm_active = true;
+	WRITE_ONCE(ic->i_route.alt, alt);
+	ic->i_route.laddr = laddr;
+	ic->i_route.faddr = faddr;
+	ic->i_route.was_up = false;
+	ic->i_route.answered = false;
 	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
 				(struct sockaddr *)&dst, RDS_RDMA_RESOLVE_MS);
 	if (ret)

@@ -26,6 +26,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	init_waitqueue_head(&ic->i_rdma_wait);
 	spin_lock_init(&ic->i_rdma_lock);
 	INIT_LIST_HEAD(&ic->i_rdma_live);
+	rds_rdma_route_conn_init(ic);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
@@ -39,6 +40,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_connect_w);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
+	rds_rdma_route_conn_free(ic);
 	flush_work(&ic->i_rx_hold_w);
 	mutex_destroy(&ic->i_cm_mutex);
 }
@@ -65,6 +67,7 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 		net_warn_ratelimited("rds: %s: queue pair event %s to %pI6c\n",
 				     conn->c_trans->name,
 				     ib_event_msg(ev->event), &conn->c_faddr);
+		rds_rdma_route_failed(conn);
 		rds_conn_drop_reason(conn, RDS_DROP_QP_ERROR);
 		break;
 	}
@@ -100,6 +103,8 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 				     ib_wc_status_msg(wc->status));
 	else if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		return true;
+	/* The queue pair failed under us: so did its route, perhaps. */
+	rds_rdma_route_failed(conn);
 	/* Receives say "receive from"; sends, acks and RDMA the rest. */
 	rds_conn_drop_reason(conn, !strncmp(what, "receive", 7) ?
 			     RDS_DROP_RECV_COMP_ERR : RDS_DROP_SEND_COMP_ERR);
@@ -176,6 +181,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_recv_cq = NULL;
 	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
+		rds_rdma_route_qp_free(ic);
 		rds_rdma_scratch_free(ic);
 		rds_rdma_send_ring_free(ic);
 		rds_rdma_recv_ring_free(ic);
@@ -229,12 +235,15 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	ret = rds_rdma_scratch_init(ic, rds_rdma_flavor_of(conn));
 	if (ret)
 		goto err;
+	ret = rds_rdma_route_qp_init(ic);
+	if (ret)
+		goto err;
 	ret = rds_rdma_recv_ring_init(ic);
 	if (ret)
 		goto err;
 
 	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic,
-					ic->i_send_ring + 2 + RDS_RDMA_RW_WRS,
+					ic->i_send_ring + 3 + RDS_RDMA_RW_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -254,9 +263,10 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	attr.send_cq = ic->i_send_cq;
 	attr.recv_cq = ic->i_recv_cq;
 	/* One more of each for the drain ib_drain_qp() posts at shutdown
-	 * (a full ring would leave it no room).
+	 * (a full ring would leave it no room), and one send for the route
+	 * advert (rds_rdma_route.c).
 	 */
-	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1;
+	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1 + 1;
 	attr.cap.max_recv_wr = ic->i_recv_ring + 1;
 	/* More than our SENDs need: rdma_rw puts that many pages in one
 	 * READ or WRITE.
@@ -305,6 +315,8 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	rds_conn_assert_xmit_quiet(conn);
 	/* It connects only while CONNECTING: not after this. */
 	cancel_delayed_work_sync(&ic->i_connect_w);
+	/* Where the next attempt goes; the route's worker stops. */
+	rds_rdma_route_shutdown(conn);
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;

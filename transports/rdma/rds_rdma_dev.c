@@ -56,6 +56,10 @@ static int rds_rdma_dev_add(struct ib_device *ibdev)
 		return ret;
 	}
 	ib_set_client_data(ibdev, &rds_rdma_client, dev);
+	/* A port going down moves its connections to another route. */
+	INIT_WORK(&dev->port_w, rds_rdma_route_port_worker);
+	INIT_IB_EVENT_HANDLER(&dev->ev, ibdev, rds_rdma_route_dev_event);
+	ib_register_event_handler(&dev->ev);
 	spin_lock_bh(&rds_rdma_devs_lock);
 	list_add_tail(&dev->list, &rds_rdma_devs);
 	spin_unlock_bh(&rds_rdma_devs_lock);
@@ -68,6 +72,8 @@ static void rds_rdma_dev_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct rds_rdma_dev *dev = client_data;
 
+	ib_unregister_event_handler(&dev->ev);
+	cancel_work_sync(&dev->port_w);
 	spin_lock_bh(&rds_rdma_devs_lock);
 	dev->dead = true;
 	list_del(&dev->list);

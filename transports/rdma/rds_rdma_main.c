@@ -49,6 +49,15 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_TX_ACK_REQUIRED]		= "ib_tx_ack_required",
 	/* Ours: receive pages taken from the recycled ones. */
 	[RDS_RDMA_STAT_RX_PAGE_REUSED]		= "ib_rx_page_reused",
+	/* Ours: routes over other ports (rds_rdma_route.c). */
+	[RDS_RDMA_STAT_ROUTE_ADVERT_SENT]	= "ib_route_advert_sent",
+	[RDS_RDMA_STAT_ROUTE_ADVERT_RECEIVED]	= "ib_route_advert_received",
+	[RDS_RDMA_STAT_ROUTE_CONNECT]		= "ib_route_connect",
+	[RDS_RDMA_STAT_ROUTE_ACCEPTED]		= "ib_route_accepted",
+	[RDS_RDMA_STAT_ROUTE_REFUSED]		= "ib_route_refused",
+	[RDS_RDMA_STAT_ROUTE_FAILOVER]		= "ib_route_failover",
+	[RDS_RDMA_STAT_ROUTE_FAILBACK]		= "ib_route_failback",
+	[RDS_RDMA_STAT_ROUTE_PORT_ERROR]	= "ib_route_port_error",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */
@@ -158,6 +167,24 @@ void rds_rdma_drop_dev_conns(struct ib_device *ibdev)
 	list_for_each_entry(link, &rds_rdma_flavors, list)
 		rds_conn_walk_transport(&init_net, &link->fl->trans,
 					rds_rdma_drop_if_on, ibdev);
+	mutex_unlock(&rds_rdma_flavors_mutex);
+}
+
+/**
+ * rds_rdma_walk_conns - call @fn on every connection of every flavor
+ * @fn: runs under the RCU read lock, must not sleep
+ * @arg: passed to @fn
+ *
+ * Context: process context.
+ */
+void rds_rdma_walk_conns(void (*fn)(struct rds_connection *conn, void *arg),
+			 void *arg)
+{
+	struct rds_rdma_flavor_link *link;
+
+	mutex_lock(&rds_rdma_flavors_mutex);
+	list_for_each_entry(link, &rds_rdma_flavors, list)
+		rds_conn_walk_transport(&init_net, &link->fl->trans, fn, arg);
 	mutex_unlock(&rds_rdma_flavors_mutex);
 }
 

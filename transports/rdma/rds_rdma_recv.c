@@ -297,6 +297,10 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_RECEIVED);
 		return;
 	}
+	/* Ports 0/0 with a body: a route advert from one of ours. */
+	if (rds_rdma_route_recv(conn, ic, &hdr, r->r_pages[0],
+				r->r_sge[1].addr, data_len))
+		return;
 
 	if (!inc) {
 		err = rds_hdr_check(&hdr);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * net.rds.ib: the engine's tunables, with Linux's names and defaults,
- * and max_frag_size (ours; UEK has it as a module parameter). Ring and
+ * max_frag_size (ours; UEK has it as a module parameter), and ha_routes
+ * and ha_failback_ms (ours: rds_rdma_route.c). Ring and
  * fragment sizes apply to connections made after the change.
  */
 #include <linux/sysctl.h>
@@ -14,12 +15,20 @@ unsigned int rds_rdma_sysctl_max_send_wr = 256;
 unsigned int rds_rdma_sysctl_max_recv_wr = 1024;
 unsigned int rds_rdma_sysctl_max_unsignaled_wr = 16;
 unsigned int rds_rdma_sysctl_max_frag_size = 16384;
+/* Ours: routes over other ports between two of ours (rds_rdma_route.c),
+ * and how long a primary port must be up before connections go back.
+ */
+unsigned int rds_rdma_sysctl_ha_routes = 1;
+unsigned int rds_rdma_sysctl_ha_failback_ms = 3000;
 
 static unsigned int rds_rdma_wr_min = 8;
 static unsigned int rds_rdma_wr_max = 65536;
 static unsigned int rds_rdma_unsignaled_min = 1;
 static unsigned int rds_rdma_frag_min = RDS_FRAG_SIZE;
 static unsigned int rds_rdma_frag_max = RDS_RDMA_MAX_FRAG_PAGES * RDS_FRAG_SIZE;
+static unsigned int rds_rdma_zero;
+static unsigned int rds_rdma_one = 1;
+static unsigned int rds_rdma_failback_max = 600000;
 
 static struct ctl_table rds_rdma_sysctl_table[] = {
 	{
@@ -57,6 +66,24 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &rds_rdma_frag_min,
 		.extra2		= &rds_rdma_frag_max,
+	},
+	{
+		.procname	= "ha_routes",
+		.data		= &rds_rdma_sysctl_ha_routes,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_zero,
+		.extra2		= &rds_rdma_one,
+	},
+	{
+		.procname	= "ha_failback_ms",
+		.data		= &rds_rdma_sysctl_ha_failback_ms,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_zero,
+		.extra2		= &rds_rdma_failback_max,
 	},
 	{ }
 };

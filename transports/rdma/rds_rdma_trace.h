@@ -34,6 +34,7 @@ enum rds_rdma_refusal {
 	RDS_RDMA_REFUSE_RACE,		/* ours is up or connecting */
 	RDS_RDMA_REFUSE_SETUP,		/* queue pair or accept failed */
 	RDS_RDMA_REFUSE_LOCAL,		/* between local addresses, not ours */
+	RDS_RDMA_REFUSE_ROUTE,		/* a route for no connection we gave */
 };
 
 /* What the transmit path waits for (rds_rdma_tx_stall/_resume). */
@@ -138,6 +139,7 @@ TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_NO_CONN);
 TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_RACE);
 TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_SETUP);
 TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_LOCAL);
+TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_ROUTE);
 
 #define rds_rdma_show_refusal(s)					\
 	__print_symbolic(s,						\
@@ -149,7 +151,8 @@ TRACE_DEFINE_ENUM(RDS_RDMA_REFUSE_LOCAL);
 			 { RDS_RDMA_REFUSE_NO_CONN, "no_conn" },	\
 			 { RDS_RDMA_REFUSE_RACE, "race" },		\
 			 { RDS_RDMA_REFUSE_SETUP, "setup" },		\
-			 { RDS_RDMA_REFUSE_LOCAL, "local_not_ours" })
+			 { RDS_RDMA_REFUSE_LOCAL, "local_not_ours" },	\
+			 { RDS_RDMA_REFUSE_ROUTE, "route_unknown" })
 
 TRACE_DEFINE_ENUM(RDS_RDMA_STALL_SEND_RING);
 TRACE_DEFINE_ENUM(RDS_RDMA_STALL_RDMA);
