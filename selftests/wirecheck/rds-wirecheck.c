@@ -34,6 +34,15 @@
  * with more than a slow receiver's hard limit before its map reaches
  * them, so passing that limit is certain rather than a matter of
  * timing (then the receiver drops, and the check reports the loss).
+ *
+ * For streams across a failover (selftests/hosts/ha_route.sh): a
+ * sender's WC_PACE_MS=N waits N ms after each message and WC_MAXLEN=N
+ * caps its sizes at N bytes; a receiver's WC_PROGRESS=FILE keeps FILE
+ * holding how many messages arrived so far (rewritten at most every
+ * 50 ms and at the end) and adds a line with the longest time between
+ * two arrivals:
+ *
+ *   wirecheck: longest gap G s after message M
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -44,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/rds.h>
@@ -150,7 +160,10 @@ static int wc_send(int argc, char **argv)
 	uint32_t id, count, seq, len, lead_big = 0;
 	const char *lead = getenv("WC_LEAD_BIG");
 	const char *ex = getenv("WC_EXIT");
+	const char *pace = getenv("WC_PACE_MS");
+	const char *cap = getenv("WC_MAXLEN");
 	int exit_early = ex && !strcmp(ex, "1");
+	uint32_t maxlen = MAX_MSG, pace_ms = 0;
 	union wc_addr dst;
 	socklen_t dlen;
 	uint8_t *msg;
@@ -160,6 +173,12 @@ static int wc_send(int argc, char **argv)
 		return 2;
 	if (lead)
 		lead_big = strtoul(lead, NULL, 0);
+	if (pace)
+		pace_ms = strtoul(pace, NULL, 0);
+	if (cap)
+		maxlen = strtoul(cap, NULL, 0);
+	if (maxlen < sizeof(struct wc_hdr) || maxlen > MAX_MSG)
+		return 2;
 	port = atoi(argv[4]);
 	id = strtoul(argv[5], NULL, 0);
 	count = strtoul(argv[6], NULL, 0);
@@ -172,6 +191,8 @@ static int wc_send(int argc, char **argv)
 		len = wc_sizes[(seq + id) % (sizeof(wc_sizes) / sizeof(wc_sizes[0]))];
 		if (seq < lead_big)
 			len = MAX_MSG;
+		if (len > maxlen)
+			len = maxlen;
 		wc_fill(msg, id, seq, len);
 		while (sendto(fd, msg, len, 0, &dst.sa, dlen) != (ssize_t)len) {
 			/* Congestion and a full send buffer are waits, not loss. */
@@ -183,6 +204,8 @@ static int wc_send(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
+		if (pace_ms)
+			usleep(pace_ms * 1000);
 	}
 	printf("wirecheck: sender %u sent %u%s\n", id, count,
 	       exit_early ? ", closing" : "");
@@ -198,6 +221,23 @@ static int wc_send(int argc, char **argv)
 	return 0;
 }
 
+/* WC_PROGRESS: how many arrived, for a script watching the stream. */
+static void wc_progress(const char *path, unsigned long n)
+{
+	char buf[32];
+	int fd, len;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%lu\n", n);
+	if (write(fd, buf, len) != len)
+		perror("rds-wirecheck: progress");
+	close(fd);
+}
+
 static int wc_recv(int argc, char **argv)
 {
 	uint32_t senders, count, next[MAX_SENDERS] = { 0 };
@@ -206,6 +246,9 @@ static int wc_recv(int argc, char **argv)
 	double deadline, stall;
 	struct pollfd pfd;
 	int rcvbuf;
+	const char *progress = getenv("WC_PROGRESS");
+	double last = 0, written = 0, gap = 0, now;
+	unsigned long gap_after = 0;
 	uint8_t sha[32];
 	uint8_t *msg;
 	ssize_t n;
@@ -248,7 +291,17 @@ static int wc_recv(int argc, char **argv)
 		n = recv(fd, msg, MAX_MSG, MSG_DONTWAIT);
 		if (n < 0)
 			continue;
+		now = wc_now();
+		if (received && now - last > gap) {
+			gap = now - last;
+			gap_after = received;
+		}
+		last = now;
 		received++;
+		if (now - written >= 0.05) {
+			wc_progress(progress, received);
+			written = now;
+		}
 		if ((size_t)n < sizeof(*h) || h->magic != WC_MAGIC ||
 		    h->len != (uint32_t)n || h->sender >= senders) {
 			bad++;
@@ -270,6 +323,11 @@ static int wc_recv(int argc, char **argv)
 	for (uint32_t s = 0; s < senders; s++)
 		if (next[s] < count)
 			lost += count - next[s];
+	if (progress) {
+		wc_progress(progress, received);
+		printf("wirecheck: longest gap %.3f s after message %lu\n",
+		       gap, gap_after);
+	}
 	printf("wirecheck: senders %u received %lu expected %lu lost %lu dup %lu reordered %lu corrupt %lu\n",
 	       senders, received, expected, lost, dup, reord, bad);
 	return received == expected && !lost && !dup && !reord && !bad ? 0 : 1;

@@ -1,0 +1,255 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Failover of RDS/IB between two of ours with two ports each (issue 27,
+# item 1; Documentation/transports.rst, "High availability"): two guests,
+# wire0 (10.99.1.N, rxe1) and wire1 (10.99.2.N, rxe2) each,
+#
+#	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma -- \
+#		RDS_SUITE=hosts selftests/run.sh ha_route
+#
+# Each host streams SHA-checked messages (rds-wirecheck, paced) to the
+# other's wire0 address. Once they flow, host a's wire0 loses its carrier
+# (QEMU's set_link): with routes (the default) the streams must go on
+# over wire1 within RDS_HA_BOUND seconds while wire0 is still down, on
+# both hosts; then wire0 comes back and the connection must return to it
+# (fail-back: host a, the lower address, counts ib_route_failback, and
+# rds-info -I shows wire0's GIDs again). Every message arrives once, in
+# order, intact, and the longest time between two arrivals is at most
+# RDS_HA_BOUND (each receiver reports it).
+#
+# RDS_HA_MODE=off runs the same with net.rds.ib.ha_routes=0 on both: the
+# behaviour without routes (and Linux's), where nothing arrives while
+# wire0 is down and everything after it returns. That is what the
+# default mode fails on.
+#
+# RDS_HA_MSGS (default 1500 per direction), RDS_HA_PACE_MS (20),
+# RDS_HA_MAXLEN (16384 bytes), RDS_HA_BOUND (5 s), RDS_HA_FAILBACK (15 s
+# after wire0's return, on top of net.rds.ib.ha_failback_ms).
+# Outside a two-host guest with two wires, or with Linux's RDS, it skips.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/wire.sh
+. lib/rds_tools.sh
+. lib/wirecheck.sh
+. lib/twohost.sh
+WC=$PWD/wirecheck/rds-wirecheck
+MODE=${RDS_HA_MODE:-on}
+MSGS=${RDS_HA_MSGS:-1500}
+PACE=${RDS_HA_PACE_MS:-20}
+MAXLEN=${RDS_HA_MAXLEN:-16384}
+BOUND=${RDS_HA_BOUND:-5}
+FAILBACK=${RDS_HA_FAILBACK:-15}
+HOLD_MS=3000
+PORT=5200
+twohost_begin ha-route
+W=$RDS_TOOLS_WORK
+
+if [ "${RDS_WIRE_NICS:-1}" -lt 2 ]; then
+	echo "1..0 # SKIP one wire per guest (scripts/vm/vmN.sh --nics 2)"
+	exit 0
+fi
+if [ "${RDS_IMPL:-ours}" != ours ]; then
+	echo "1..0 # SKIP routes are ours: host $ROLE runs ${RDS_IMPL}"
+	exit 0
+fi
+
+counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
+	"$RDS_TOOLS/rds-info" -c 2>/dev/null |
+		awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
+}
+progress() { cat "$W/progress" 2>/dev/null || echo 0; }
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The RDMA device on NETDEV is ACTIVE.
+port_active() {	# NETDEV
+	rdma link show | grep -q "state ACTIVE.*netdev $1\$\|state ACTIVE.*netdev $1 "
+}
+
+setup() {
+	rdma link show
+	modprobe rds_rdma || return 1
+	rds_impl_matches rds_rdma || return 1
+	if [ "$MODE" = off ]; then
+		sysctl -qw net.rds.ib.ha_routes=0 || return 1
+	else
+		sysctl -qw net.rds.ib.ha_routes=1 || return 1
+	fi
+	sysctl -qw net.rds.ib.ha_failback_ms=$HOLD_MS || return 1
+	port_active wire0 && port_active wire1
+}
+
+# The local GID of the connection to the peer's wire0 address (rds-info
+# -I): with RoCE, the address of the route in use.
+route_gid() {
+	"$RDS_TOOLS/rds-info" -I 2>/dev/null |
+		awk -v p="$RDS_WIRE_PEER" '$2 == p { print $5; exit }'
+}
+
+start_streams() {
+	WC_PROGRESS=$W/progress "$WC" recv "$RDS_WIRE_SELF" $PORT 1 "$MSGS" 400 \
+		> "$W/recv" 2>&1 &
+	RPID=$!
+	wirecheck_wait_ready "$W/recv" $RPID 30 || return 1
+	wire_mark rx
+	wire_wait rx 120 || return 1
+	WC_PACE_MS=$PACE WC_MAXLEN=$MAXLEN "$WC" send "$RDS_WIRE_SELF" \
+		"$RDS_WIRE_PEER" $PORT 0 "$MSGS" > "$W/send" 2>&1 &
+	SPID=$!
+	# Flowing both ways before anything breaks.
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(progress)" -ge 50 ] && break
+		sleep 0.1
+	done
+	echo "route before: $(route_gid)"
+	[ "$(progress)" -ge 50 ]
+}
+
+# While host a's wire0 is down: do messages still arrive here? Counts
+# from 1 s after the carrier went (what was in flight has landed by
+# then); at least 10 more within BOUND seconds. Prints the time to the
+# first of them and writes the verdict (flowing/stalled) for the peer.
+watch_outage() {	# T_DOWN_MS
+	local c0 c t i
+	while [ $(($(ms) - $1)) -lt 1000 ]; do sleep 0.05; done
+	c0=$(progress)
+	for ((i = 0; i < BOUND * 20; i++)); do
+		c=$(progress)
+		if [ "$c" -gt $((c0 + 10)) ]; then
+			t=$(($(ms) - $1))
+			echo "messages arrive again $t ms after the carrier went ($c0 -> $c); route now $(route_gid)"
+			wire_mark flowing
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "nothing new within $BOUND s of the carrier going ($c0 -> $(progress)); route $(route_gid)"
+	wire_mark stalled
+	return 1
+}
+
+outage_ok() {	# VERDICT: flowing with routes, stalled without
+	if [ "$MODE" = off ]; then
+		[ "$1" = stalled ]
+	else
+		[ "$1" = flowing ]
+	fi
+}
+
+verdict() { if outage_ok "$1"; then return 0; fi; return 1; }
+
+# Host a: take wire0 down, judge both directions, bring it back, and
+# see the connection return to wire0.
+host_a_outage() {
+	local t_down rc_here=0 peer=none i
+	wire_ctl self set_link wire off || return 1
+	t_down=$(ms)
+	wire_mark down
+	if watch_outage "$t_down"; then HERE=flowing; else HERE=stalled; fi
+	for ((i = 0; i < (BOUND + 10) * 10; i++)); do
+		[ -e "$RDS_WIRE_DIR/b.flowing" ] && { peer=flowing; break; }
+		[ -e "$RDS_WIRE_DIR/b.stalled" ] && { peer=stalled; break; }
+		sleep 0.1
+	done
+	PEER_VERDICT=$peer
+	echo "host a receives: $HERE; host b receives: $peer (wire0 still down)"
+	echo "counters here: failover $(counter ib_route_failover) port_error $(counter ib_route_port_error) connect $(counter ib_route_connect)"
+	wire_ctl self set_link wire on || rc_here=1
+	T_UP=$(ms)
+	wire_mark up
+	return $rc_here
+}
+
+failback_seen() {
+	local fb0=$1 i gid
+	for ((i = 0; i < (HOLD_MS / 1000 + FAILBACK) * 10; i++)); do
+		gid=$(route_gid)
+		if [ "$(counter ib_route_failback)" -gt "$fb0" ] &&
+		   [ "$gid" = "::ffff:$RDS_WIRE_SELF" ]; then
+			echo "fail-back $(($(ms) - T_UP)) ms after wire0 came back (hold ${HOLD_MS} ms); route $gid"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "no fail-back within $((HOLD_MS / 1000 + FAILBACK)) s: ib_route_failback $(counter ib_route_failback) (was $fb0), route $(route_gid)"
+	return 1
+}
+
+finish_streams() {
+	local rc
+	wait "$RPID"
+	rc=$?
+	kill $SPID 2>/dev/null
+	wait $SPID 2>/dev/null
+	cat "$W/recv"
+	return $rc
+}
+
+gap_ok() {
+	local g
+	g=$(awk '/longest gap/ { print $4 }' "$W/recv")
+	echo "longest gap between arrivals: ${g:-?} s (bound $BOUND s)"
+	[ -n "$g" ] && awk -v g="$g" -v b="$BOUND" 'BEGIN { exit !(g <= b) }'
+}
+
+report() {
+	local n
+	for n in ib_route_advert_sent ib_route_advert_received ib_route_connect \
+		 ib_route_accepted ib_route_refused ib_route_failover \
+		 ib_route_failback ib_route_port_error conn_reset; do
+		echo "# host $ROLE: $n $(counter $n)"
+	done
+}
+
+RPID="" SPID=""
+trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+wire_mark "impl-${RDS_IMPL:-unset}"
+case "$ROLE" in
+a)
+	tap_plan 8
+	echo "# host a: mode $MODE, $MSGS messages each way, every $PACE ms, up to $MAXLEN bytes"
+	tap_check "host a: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	tap_check "host a: streams both ways over wire0's addresses" start_streams
+	FB0=$(counter ib_route_failback)
+	tap_check "host a: wire0's carrier down and back" host_a_outage
+	if [ "$MODE" = off ]; then
+		tap_check "host a: nothing arrives while wire0 is down (no routes)" verdict "$HERE"
+		tap_check "host a: host b got nothing either" verdict "$PEER_VERDICT"
+		tap_skip "host a: fail-back" "no routes"
+	else
+		tap_check "host a: messages from host b arrive over wire1 within $BOUND s, wire0 still down" verdict "$HERE"
+		tap_check "host a: host b's arrive over wire1 within $BOUND s too" verdict "$PEER_VERDICT"
+		tap_check "host a: the connection returns to wire0 (fail-back)" failback_seen "$FB0"
+	fi
+	tap_check "host a: $MSGS messages from host b: exactly once, in order, intact" finish_streams
+	if [ "$MODE" = off ]; then
+		tap_skip "host a: longest gap" "no routes: the gap is the outage"
+		awk '/longest gap/' "$W/recv"
+	else
+		tap_check "host a: longest gap between arrivals at most $BOUND s" gap_ok
+	fi
+	wire_mark finished
+	wire_wait finished 300
+	report
+	;;
+b)
+	tap_plan 4
+	tap_check "host b: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	tap_check "host b: streams both ways over wire0's addresses" start_streams
+	wire_wait down 300
+	watch_outage "$(ms)"
+	tap_check "host b: $MSGS messages from host a: exactly once, in order, intact" finish_streams
+	if [ "$MODE" = off ]; then
+		tap_skip "host b: longest gap" "no routes: the gap is the outage"
+		awk '/longest gap/' "$W/recv"
+	else
+		tap_check "host b: longest gap between arrivals at most $BOUND s" gap_ok
+	fi
+	wire_mark finished
+	wire_wait finished 300
+	report
+	;;
+esac
+tap_done
