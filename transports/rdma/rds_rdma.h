@@ -315,7 +315,7 @@ enum {
 };
 
 /* Addresses a route advert carries (rds_rdma_route.c). */
-#define RDS_RDMA_ROUTE_MAX	4
+#define RDS_RDMA_ROUTE_MAX	8
 
 /**
  * struct rds_rdma_route - the routes of one connection (rds_rdma_route.c)

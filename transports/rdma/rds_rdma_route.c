@@ -56,7 +56,7 @@
 #define RDS_RDMA_ROUTE_HEARD	(3 * RDS_RDMA_ROUTE_PERIOD)
 
 /* Local addresses looked at per pick or advert. */
-#define RDS_RDMA_ROUTE_CANDS	16
+#define RDS_RDMA_ROUTE_CANDS	32
 
 /**
  * struct rds_rdma_route_advert - what an advert carries
@@ -76,7 +76,7 @@ struct rds_rdma_route_advert {
 	struct in6_addr	addrs[RDS_RDMA_ROUTE_MAX];
 } __packed;
 
-static_assert(sizeof(struct rds_rdma_route_advert) == 80);
+static_assert(sizeof(struct rds_rdma_route_advert) == 144);
 
 struct rds_rdma_route_frame {
 	struct rds_header		hdr;
