@@ -19,6 +19,14 @@
  * (default 10, or until SIGTERM/SIGINT), then disconnects them. Prints
  * "tos FIRST-LAST: N established, M refused" once all were asked and
  * exits 0 (2 if one failed before asking).
+ *
+ *   rds-cm-spoof -R CONN_LOCAL,CONN_PEER[,TOKEN] [-O TOS] LOCAL TARGET [PORT]
+ *
+ * A forged route request (Documentation/transports.rst, "High
+ * availability"): from LOCAL to TARGET, claiming to move the connection
+ * CONN_LOCAL -> CONN_PEER (as the peer at CONN_LOCAL names it) with TOS
+ * (default 0) to this route, showing TOKEN (default: random). The target
+ * must refuse it unless TOKEN is the one it adverted. Exits as above.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <rdma/rdma_cma.h>
 
 /* RDS's IPv4 connection data (rds_rdma.h's struct rds_rdma_cdata4). */
@@ -149,10 +158,27 @@ int main(int argc, char **argv)
 	};
 	struct rdma_cm_id *id;
 	struct cdata4 cd;
-	int r, first = -1, last = -1, hold = 10, c;
+	int r, first = -1, last = -1, hold = 10, c, route = 0, tos = 0;
+	char claim_l[64] = "", claim_p[64] = "";
+	unsigned long long token = 0;
+	struct in_addr cl, cp;
 
-	while ((c = getopt(argc, argv, "T:H:")) != -1) {
+	while ((c = getopt(argc, argv, "T:H:R:O:")) != -1) {
 		switch (c) {
+		case 'R':
+			r = sscanf(optarg, "%63[^,],%63[^,],%llx", claim_l,
+				   claim_p, &token);
+			if (r < 2 || inet_pton(AF_INET, claim_l, &cl) != 1 ||
+			    inet_pton(AF_INET, claim_p, &cp) != 1)
+				first = -2;
+			if (r < 3 && getrandom(&token, sizeof(token), 0) !=
+				     sizeof(token))
+				first = -2;
+			route = 1;
+			break;
+		case 'O':
+			tos = atoi(optarg);
+			break;
 		case 'T':
 			if (sscanf(optarg, "%d-%d", &first, &last) != 2 ||
 			    first < 0 || last > 255 || first > last)
@@ -170,6 +196,7 @@ int main(int argc, char **argv)
 	if (first == -2 || argc < 3 ||
 	    inet_pton(AF_INET, argv[1], &src.sin_addr) != 1) {
 		fprintf(stderr, "usage: rds-cm-spoof [-T FIRST-LAST [-H SECONDS]] "
+			"[-R CONN_LOCAL,CONN_PEER[,TOKEN] [-O TOS]] "
 			"LOCAL TARGET [PORT]\n");
 		return 2;
 	}
@@ -194,6 +221,16 @@ int main(int argc, char **argv)
 	cd.major = 3;
 	cd.minor = 1;
 	cd.minor_mask = htons(0x3);
+	if (route) {
+		/* The connection's own addresses, the mark, the token. */
+		cd.saddr = cl.s_addr;
+		cd.daddr = cp.s_addr;
+		cd.tos = (uint8_t)tos;
+		cd.reserved1 = 0xa5;
+		memcpy(&cd.credit, &token, sizeof(token));
+		printf("route request for %s -> %s tos %d, token %016llx\n",
+		       claim_l, claim_p, tos, token);
+	}
 	p.private_data = &cd;
 	p.private_data_len = sizeof(cd);
 	r = rdma_connect(id, &p);

@@ -18,6 +18,11 @@
 # order, intact, and the longest time between two arrivals is at most
 # RDS_HA_BOUND (each receiver reports it).
 #
+# Before the outage host a forges two route requests from wire1 (a bare
+# RDMA CM peer, rds-cm-spoof -R): one for the real connection with a
+# random token, one for a connection that does not exist; host b must
+# refuse both.
+#
 # RDS_HA_MODE=off runs the same with net.rds.ib.ha_routes=0 on both: the
 # behaviour without routes (and Linux's), where nothing arrives while
 # wire0 is down and everything after it returns. That is what the
@@ -35,6 +40,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/wirecheck.sh
 . lib/twohost.sh
 WC=$PWD/wirecheck/rds-wirecheck
+CMSPOOF=$PWD/cmspoof/rds-cm-spoof
 MODE=${RDS_HA_MODE:-on}
 MSGS=${RDS_HA_MSGS:-1500}
 PACE=${RDS_HA_PACE_MS:-20}
@@ -105,6 +111,31 @@ start_streams() {
 	done
 	echo "route before: $(route_gid)"
 	[ "$(progress)" -ge 50 ]
+}
+
+# Forged route requests from host a's wire1 address: refused by host b.
+forged_routes() {
+	local rc=0
+	"$CMSPOOF" -R "$RDS_WIRE_SELF,$RDS_WIRE_PEER" "$RDS_WIRE1_SELF" \
+		"$RDS_WIRE1_PEER" || rc=1
+	"$CMSPOOF" -R "$RDS_WIRE_SELF,$RDS_WIRE_PEER" -O 9 "$RDS_WIRE1_SELF" \
+		"$RDS_WIRE1_PEER" || rc=1
+	wire_mark forged
+	return $rc
+}
+
+# Host b: both refused as routes for no connection we gave (not as a
+# race, which would have dropped the real connection first).
+forged_refused() {
+	local r0 s0 r1 s1
+	r0=$(counter ib_route_refused)
+	s0=$(counter ib_listen_closed_stale)
+	wire_mark forge
+	wire_wait forged 120 || return 1
+	r1=$(counter ib_route_refused)
+	s1=$(counter ib_listen_closed_stale)
+	echo "ib_route_refused +$((r1 - r0)), ib_listen_closed_stale +$((s1 - s0))"
+	[ $((r1 - r0)) -ge 2 ] && [ "$s1" = "$s0" ]
 }
 
 # While host a's wire0 is down: do messages still arrive here? Counts
@@ -208,10 +239,12 @@ trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID 2>/dev/nu
 wire_mark "impl-${RDS_IMPL:-unset}"
 case "$ROLE" in
 a)
-	tap_plan 8
+	tap_plan 9
 	echo "# host a: mode $MODE, $MSGS messages each way, every $PACE ms, up to $MAXLEN bytes"
 	tap_check "host a: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
 	tap_check "host a: streams both ways over wire0's addresses" start_streams
+	wire_wait forge 120
+	tap_check "host a: forged route requests (wrong token, no such connection) refused" forged_routes
 	FB0=$(counter ib_route_failback)
 	tap_check "host a: wire0's carrier down and back" host_a_outage
 	if [ "$MODE" = off ]; then
@@ -235,9 +268,10 @@ a)
 	report
 	;;
 b)
-	tap_plan 4
+	tap_plan 5
 	tap_check "host b: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
 	tap_check "host b: streams both ways over wire0's addresses" start_streams
+	tap_check "host b: host a's forged route requests refused as such, the connection untouched" forged_refused
 	wire_wait down 300
 	watch_outage "$(ms)"
 	tap_check "host b: $MSGS messages from host a: exactly once, in order, intact" finish_streams
