@@ -67,7 +67,6 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 		net_warn_ratelimited("rds: %s: queue pair event %s to %pI6c\n",
 				     conn->c_trans->name,
 				     ib_event_msg(ev->event), &conn->c_faddr);
-		rds_rdma_route_failed(conn);
 		rds_conn_drop_reason(conn, RDS_DROP_QP_ERROR);
 		break;
 	}
@@ -97,14 +96,19 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return false;
+	/* The transport's retries ran out: the path is gone. Not a flush
+	 * (the peer may have closed) nor an access error (a peer's
+	 * mistake): the next attempt would take another route for nothing.
+	 */
+	if (wc->status == IB_WC_RETRY_EXC_ERR ||
+	    wc->status == IB_WC_RESP_TIMEOUT_ERR)
+		rds_rdma_route_failed(conn);
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		net_warn_ratelimited("rds: %s: %s %pI6c failed: %s\n",
 				     conn->c_trans->name, what, &conn->c_faddr,
 				     ib_wc_status_msg(wc->status));
 	else if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		return true;
-	/* The queue pair failed under us: so did its route, perhaps. */
-	rds_rdma_route_failed(conn);
 	/* Receives say "receive from"; sends, acks and RDMA the rest. */
 	rds_conn_drop_reason(conn, !strncmp(what, "receive", 7) ?
 			     RDS_DROP_RECV_COMP_ERR : RDS_DROP_SEND_COMP_ERR);
