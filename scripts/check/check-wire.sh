@@ -51,6 +51,12 @@
 #               "ours:ours:ours intree:ours:ours ours:intree:ours"
 #               (Linux sends to our hog's host; ours sends to Linux past
 #               a dead c), none with --short or RDS_IMPL=intree
+#   HA_MODES    port failover between two of ours with two ports each
+#               (selftests/hosts/ha_route.sh, vmN.sh --nics 2 --rdma),
+#               one boot per mode: "on" (routes: the streams go on over
+#               the second port) and "off" (ha_routes=0: they stop until
+#               the port returns); default with RDS_IMPL=ours "on off",
+#               none with --short or RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -286,6 +292,35 @@ for pair in "${TWONIC_PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours) twonic_boot "$pair" ;;
 	*) result 1 "two-port pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
+
+# Two ports per guest: host a's first port fails mid-stream and returns
+# (ha_route.sh); with routes the streams move to the second port and
+# back, without them they wait for the first.
+ha_boot() {	# on|off
+	local mode=$1 out log rc t0 h
+	out=$RESULTS/ha-route-$mode
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --timeout 900 --out "$out" -- \
+		"RDS_HA_MODE=$mode $(guest_cmd ha_route)" > "$log" 2>&1
+	rc=$?
+	for h in a b; do
+		merge_show "$out/$h/results.tap" "port failover, routes $mode, $h: "
+	done
+	result "$rc" "port-failover boot (routes $mode) finished with clean kernel logs (vmN.sh exit $rc)" "$log"
+	grep -h "longest gap\|fail-back\|arrive again\|nothing new" "$out"/[ab]/results.tap 2>/dev/null |
+		sed "s/^#* */# port failover, routes $mode: /" | tee -a "$TAP"
+	emit "# port failover (routes $mode): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+ha_default=""
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && ha_default="on off"
+read -ra HA_MODES <<< "${HA_MODES-$ha_default}"
+for mode in "${HA_MODES[@]}"; do
+	case "$mode" in
+	on|off) ha_boot "$mode" ;;
+	*) result 1 "HA mode '$mode': on or off" ;;
 	esac
 done
 
