@@ -61,6 +61,18 @@ if [ "${RDS_IMPL:-ours}" != ours ]; then
 	exit 0
 fi
 
+# tap_check runs its command in a subshell and shows its output only on
+# failure; these steps keep state (the streams' pids, verdicts) and their
+# numbers are the point, so: in this shell, output always shown.
+check_here() {	# DESC CMD...
+	local desc=$1 rc
+	shift
+	"$@" > "$W/step.out" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ]; then tap_ok "$desc"; else tap_not_ok "$desc"; fi
+	sed 's/^/# /' "$W/step.out"
+}
+
 counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
 	"$RDS_TOOLS/rds-info" -c 2>/dev/null |
 		awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
@@ -241,27 +253,27 @@ case "$ROLE" in
 a)
 	tap_plan 9
 	echo "# host a: mode $MODE, $MSGS messages each way, every $PACE ms, up to $MAXLEN bytes"
-	tap_check "host a: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
-	tap_check "host a: streams both ways over wire0's addresses" start_streams
+	check_here "host a: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	check_here "host a: streams both ways over wire0's addresses" start_streams
 	wire_wait forge 120
-	tap_check "host a: forged route requests (wrong token, no such connection) refused" forged_routes
+	check_here "host a: forged route requests (wrong token, no such connection) refused" forged_routes
 	FB0=$(counter ib_route_failback)
-	tap_check "host a: wire0's carrier down and back" host_a_outage
+	check_here "host a: wire0's carrier down and back" host_a_outage
 	if [ "$MODE" = off ]; then
-		tap_check "host a: nothing arrives while wire0 is down (no routes)" verdict "$HERE"
-		tap_check "host a: host b got nothing either" verdict "$PEER_VERDICT"
+		check_here "host a: nothing arrives while wire0 is down (no routes)" verdict "$HERE"
+		check_here "host a: host b got nothing either" verdict "$PEER_VERDICT"
 		tap_skip "host a: fail-back" "no routes"
 	else
-		tap_check "host a: messages from host b arrive over wire1 within $BOUND s, wire0 still down" verdict "$HERE"
-		tap_check "host a: host b's arrive over wire1 within $BOUND s too" verdict "$PEER_VERDICT"
-		tap_check "host a: the connection returns to wire0 (fail-back)" failback_seen "$FB0"
+		check_here "host a: messages from host b arrive over wire1 within $BOUND s, wire0 still down" verdict "$HERE"
+		check_here "host a: host b's arrive over wire1 within $BOUND s too" verdict "$PEER_VERDICT"
+		check_here "host a: the connection returns to wire0 (fail-back)" failback_seen "$FB0"
 	fi
-	tap_check "host a: $MSGS messages from host b: exactly once, in order, intact" finish_streams
+	check_here "host a: $MSGS messages from host b: exactly once, in order, intact" finish_streams
 	if [ "$MODE" = off ]; then
 		tap_skip "host a: longest gap" "no routes: the gap is the outage"
 		awk '/longest gap/' "$W/recv"
 	else
-		tap_check "host a: longest gap between arrivals at most $BOUND s" gap_ok
+		check_here "host a: longest gap between arrivals at most $BOUND s" gap_ok
 	fi
 	wire_mark finished
 	wire_wait finished 300
@@ -269,17 +281,17 @@ a)
 	;;
 b)
 	tap_plan 5
-	tap_check "host b: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
-	tap_check "host b: streams both ways over wire0's addresses" start_streams
-	tap_check "host b: host a's forged route requests refused as such, the connection untouched" forged_refused
+	check_here "host b: rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	check_here "host b: streams both ways over wire0's addresses" start_streams
+	check_here "host b: host a's forged route requests refused as such, the connection untouched" forged_refused
 	wire_wait down 300
-	watch_outage "$(ms)"
-	tap_check "host b: $MSGS messages from host a: exactly once, in order, intact" finish_streams
+	watch_outage "$(ms)" | sed "s/^/# /"
+	check_here "host b: $MSGS messages from host a: exactly once, in order, intact" finish_streams
 	if [ "$MODE" = off ]; then
 		tap_skip "host b: longest gap" "no routes: the gap is the outage"
 		awk '/longest gap/' "$W/recv"
 	else
-		tap_check "host b: longest gap between arrivals at most $BOUND s" gap_ok
+		check_here "host b: longest gap between arrivals at most $BOUND s" gap_ok
 	fi
 	wire_mark finished
 	wire_wait finished 300
