@@ -39,9 +39,10 @@
  * sender's WC_PACE_MS=N waits N ms after each message and WC_MAXLEN=N
  * caps its sizes at N bytes; a receiver's WC_PROGRESS=FILE keeps FILE
  * holding how many messages arrived so far (rewritten at most every
- * 50 ms and at the end) and adds a line with the longest time between
- * two arrivals:
+ * 50 ms and at the end) and adds a line for each of the first 32 times
+ * of at least 0.2 s between two arrivals, and one for the longest:
  *
+ *   wirecheck: gap G s before message M
  *   wirecheck: longest gap G s after message M
  */
 #define _GNU_SOURCE
@@ -249,6 +250,7 @@ static int wc_recv(int argc, char **argv)
 	const char *progress = getenv("WC_PROGRESS");
 	double last = 0, written = 0, gap = 0, now;
 	unsigned long gap_after = 0;
+	int ngaps = 0;
 	uint8_t sha[32];
 	uint8_t *msg;
 	ssize_t n;
@@ -295,6 +297,11 @@ static int wc_recv(int argc, char **argv)
 		if (received && now - last > gap) {
 			gap = now - last;
 			gap_after = received;
+		}
+		if (progress && received && now - last >= 0.2 && ngaps < 32) {
+			ngaps++;
+			printf("wirecheck: gap %.3f s before message %lu\n",
+			       now - last, received + 1);
 		}
 		last = now;
 		received++;
