@@ -53,10 +53,11 @@
 #               a dead c), none with --short or RDS_IMPL=intree
 #   HA_MODES    port failover between two of ours with two ports each
 #               (selftests/hosts/ha_route.sh, vmN.sh --nics 2 --rdma),
-#               one boot per mode: "on" (routes: the streams go on over
-#               the second port) and "off" (ha_routes=0: they stop until
-#               the port returns); default with RDS_IMPL=ours "on off",
-#               none with --short or RDS_IMPL=intree
+#               one boot running the modes in turn: "on" (routes: the
+#               streams go on over the second port) and "off"
+#               (ha_routes=0: they stop until the port returns); default
+#               with RDS_IMPL=ours "on off", none with --short or
+#               RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -298,13 +299,13 @@ done
 # Two ports per guest: host a's first port fails mid-stream and returns
 # (ha_route.sh); with routes the streams move to the second port and
 # back, without them they wait for the first.
-ha_boot() {	# on|off
+ha_boot() {	# "on off"
 	local mode=$1 out log rc t0 h
-	out=$RESULTS/ha-route-$mode
+	out=$RESULTS/ha-route
 	log=$out.log
 	t0=$(date +%s)
-	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --timeout 900 --out "$out" -- \
-		"RDS_HA_MODE=$mode $(guest_cmd ha_route)" > "$log" 2>&1
+	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --timeout 1200 --out "$out" -- \
+		"RDS_HA_MODE='$mode' $(guest_cmd ha_route)" > "$log" 2>&1
 	rc=$?
 	for h in a b; do
 		merge_show "$out/$h/results.tap" "port failover, routes $mode, $h: "
@@ -319,10 +320,11 @@ ha_default=""
 read -ra HA_MODES <<< "${HA_MODES-$ha_default}"
 for mode in "${HA_MODES[@]}"; do
 	case "$mode" in
-	on|off) ha_boot "$mode" ;;
-	*) result 1 "HA mode '$mode': on or off" ;;
+	on|off) ;;
+	*) result 1 "HA mode '$mode': on or off"; HA_MODES=() ;;
 	esac
 done
+[ ${#HA_MODES[@]} = 0 ] || ha_boot "${HA_MODES[*]}"
 
 # Three hosts, c dies (frozen, link down) while a and b go on: a hog on b
 # must not stop a's other traffic to b, at full rate (three_hog), and c
