@@ -588,6 +588,9 @@ extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
 extern unsigned int rds_rdma_sysctl_max_frag_size;
 extern unsigned int rds_rdma_sysctl_ha_routes;
 extern unsigned int rds_rdma_sysctl_ha_failback_ms;
+#define RDS_RDMA_HA_EXCLUDE_LEN	128
+extern char rds_rdma_sysctl_ha_exclude[RDS_RDMA_HA_EXCLUDE_LEN];
+extern spinlock_t rds_rdma_ha_exclude_lock;
 int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 

@@ -247,6 +247,23 @@ struct rds_rdma_route_cand {
 	int		match;
 };
 
+/* Is @name in net.rds.ib.ha_exclude (@list, a copy)? */
+static bool rds_rdma_route_excluded(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, " ,\t\n");
+
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len;
+		p += strspn(p, " ,\t\n");
+	}
+	return false;
+}
+
 /*
  * Local addresses of @conn's family, up to @max, in @c (link-local
  * IPv6 ones never: a route needs no scope); with @peers (@npeers of
@@ -258,14 +275,22 @@ static int rds_rdma_route_local(const struct rds_connection *conn,
 				const struct in6_addr *peers, int npeers,
 				const struct in6_addr *only)
 {
+	char exclude[RDS_RDMA_HA_EXCLUDE_LEN];
 	struct net_device *ndev;
 	int n = 0, i;
 
+	spin_lock_bh(&rds_rdma_ha_exclude_lock);
+	memcpy(exclude, rds_rdma_sysctl_ha_exclude, sizeof(exclude));
+	spin_unlock_bh(&rds_rdma_ha_exclude_lock);
+	exclude[sizeof(exclude) - 1] = 0;
 	rcu_read_lock();
 	for_each_netdev_rcu(&init_net, ndev) {
 		bool up = netif_running(ndev) && netif_carrier_ok(ndev);
 
 		if (ndev->flags & IFF_LOOPBACK)
+			continue;
+		/* Excluded: no route over it (the primary is never one). */
+		if (!only && rds_rdma_route_excluded(exclude, ndev->name))
 			continue;
 		if (!conn->c_isv6) {
 			struct in_device *in_dev = __in_dev_get_rcu(ndev);

@@ -20,6 +20,31 @@ unsigned int rds_rdma_sysctl_max_frag_size = 16384;
  */
 unsigned int rds_rdma_sysctl_ha_routes = 1;
 unsigned int rds_rdma_sysctl_ha_failback_ms = 3000;
+/* Ours: interfaces routes never use, separated by spaces or commas. */
+char rds_rdma_sysctl_ha_exclude[RDS_RDMA_HA_EXCLUDE_LEN];
+DEFINE_SPINLOCK(rds_rdma_ha_exclude_lock);
+
+/* A reader never sees half a write. */
+static int rds_rdma_ha_exclude_handler(rds_ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos)
+{
+	char tmp[RDS_RDMA_HA_EXCLUDE_LEN];
+	struct ctl_table t = *table;
+	int ret;
+
+	spin_lock_bh(&rds_rdma_ha_exclude_lock);
+	memcpy(tmp, rds_rdma_sysctl_ha_exclude, sizeof(tmp));
+	spin_unlock_bh(&rds_rdma_ha_exclude_lock);
+	t.data = tmp;
+	ret = proc_dostring(&t, write, buffer, lenp, ppos);
+	if (write && !ret) {
+		spin_lock_bh(&rds_rdma_ha_exclude_lock);
+		memcpy(rds_rdma_sysctl_ha_exclude, tmp, sizeof(tmp));
+		spin_unlock_bh(&rds_rdma_ha_exclude_lock);
+	}
+	return ret;
+}
 
 static unsigned int rds_rdma_wr_min = 8;
 static unsigned int rds_rdma_wr_max = 65536;
@@ -84,6 +109,13 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &rds_rdma_zero,
 		.extra2		= &rds_rdma_failback_max,
+	},
+	{
+		.procname	= "ha_exclude",
+		.data		= &rds_rdma_sysctl_ha_exclude,
+		.maxlen		= RDS_RDMA_HA_EXCLUDE_LEN,
+		.mode		= 0644,
+		.proc_handler	= rds_rdma_ha_exclude_handler,
 	},
 	{ }
 };
