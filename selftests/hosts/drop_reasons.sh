@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.." || exit 1
 P=$PWD/lib/rds_paths.py
 # <linux/rds_uek.h>
 R_QP_ERROR=11 R_CM_DISCONNECTED=26 R_RECV_COMP_ERR=33 R_SEND_COMP_ERR=34
-R_HB_TIMEOUT=6 R_PEER_CLOSED=40 R_PEER_RESET=67 R_REQ_WHILE_UP=12
+R_CM_UNREACHABLE=22 R_HB_TIMEOUT=6 R_PEER_CLOSED=40 R_PEER_RESET=67 R_REQ_WHILE_UP=12
 
 if ! ROLE=$(wire_role); then
 	echo "1..0 # SKIP not a two-host guest (scripts/vm/vmN.sh)"
@@ -123,7 +123,10 @@ ib_link_dead() {
 	timeout 90 "$RDS_TOOLS/rds-ping" -c 60 -i 1 -W 2 --transport ib \
 		-I "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" > /dev/null 2>&1 &
 	pid=$!
-	dropped ib 90 $R_SEND_COMP_ERR $R_RECV_COMP_ERR $R_QP_ERROR $R_HB_TIMEOUT || rc=1
+	# Whichever notices first: a completion, the queue pair, or the CM
+	# (its unreachable or disconnected event for the dead path).
+	dropped ib 90 $R_SEND_COMP_ERR $R_RECV_COMP_ERR $R_QP_ERROR $R_HB_TIMEOUT \
+		$R_CM_UNREACHABLE $R_CM_DISCONNECTED || rc=1
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	wire_ctl self set_link wire on || rc=1
