@@ -93,6 +93,10 @@ enum {
  * @m_rdma_mapped: @m_rdma_cookie was registered for this message
  * @m_znotifier: the MSG_ZEROCOPY completion posted to the sender when the
  *	message is freed, or NULL (core only)
+ * @m_async: UEK's RDS_CMSG_ASYNC_SEND notification, until it is queued
+ *	to the sender or freed with the message (async.c)
+ * @m_async_notify: report success too (RDS_SEND_NOTIFY_ME), not only
+ *	cancel and drop
  * @m_dest: the destination of @m_rs charged for it while RDS_MSG_ON_SOCK
  *	(core only; protected by the socket's lock)
  * @m_nents: number of @m_sg entries

@@ -126,6 +126,8 @@ enum rds_rdma_op_type {
  * @op_fence: RDS_RDMA_FENCE (loopback is always ordered)
  * @op_notify: RDS_RDMA_NOTIFY_ME
  * @op_silent: RDS_RDMA_SILENT
+ * @op_remote_complete: UEK's RDS_RDMA_REMOTE_COMPLETE: success is told
+ *	when the message is acked, not when the operation completes
  * @op_posted: handed to the transport (the transmit loop's: a message
  *	whose SEND found the ring full is offered again, its RDMA not)
  * @op_done: the transport carried the operation out (or failed it)
