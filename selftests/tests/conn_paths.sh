@@ -91,9 +91,16 @@ fresh_up() {
 # after_drop NS LADDR FADDR RESETS REASON...: the lane was reset RESETS
 # times so far, for one of REASONs, recently, and came back up.
 after_drop() {
-	local ns=$1 la=$2 fa=$3 resets=$4 l r ok=1
+	local ns=$1 la=$2 fa=$3 resets=$4 l r ok=1 i
 	shift 4
-	l=$(wait_up "$ns" "$la" "$fa") || ok=0
+	# The peer's reset reaches the lane when its RST is processed,
+	# which on a slow (debug) kernel can come after the pings: wait for
+	# the count, up to 20 s, before checking the rest.
+	for ((i = 0; i < 100; i++)); do
+		l=$(wait_up "$ns" "$la" "$fa") || { ok=0; break; }
+		[ "$(field "$l" 10)" -ge "$resets" ] && break
+		sleep 0.2
+	done
 	echo "$l"
 	[ "$ok" = 1 ] || return 1
 	r=$(field "$l" 15)
