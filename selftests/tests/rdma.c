@@ -582,8 +582,7 @@ RDS_TEST(use_once_dead_when_readable)
 }
 
 /* The test modules of selftests/modules (rds_test_rxe_slow holds rxe
- * inside a peer's access, rds_test_rdma_hold holds the handling of a
- * finished RDMA): parameter @name of module @mod.
+ * inside a peer's access): parameter @name of module @mod.
  */
 static long test_mod_get(const char *mod, const char *name)
 {
@@ -641,7 +640,6 @@ static void test_mod_unload(const char *mod)
 }
 
 #define RXE_SLOW "rds_test_rxe_slow"
-#define RDMA_HOLD "rds_test_rdma_hold"
 
 /*
  * RDS_FREE_MR's promise, once it returns the memory is never read or
@@ -721,77 +719,6 @@ RDS_TEST(free_mr_waits_for_peer_access)
 	close(s);
 	test_mod_unload(RXE_SLOW);
 	RDS_EXPECT(rds_obj("mrs") <= 0);
-}
-
-/*
- * Issue 25, item 11: the status of an RDMA comes from its completion,
- * never from the peer's ack of the message. A test module takes the
- * handling of the finished WRITE aside for 1.5 s, long enough for the
- * peer's ack of the message (sent within 20 ms) to arrive first. The sender's
- * notification must come only after the held completion was handled,
- * with its status. Before commit 70237c0 the ack retired the message
- * and the notification came during the hold (a lying peer could so
- * have a failed operation reported as a success). Over rxe only: iWARP
- * sends a message only after its RDMA finished, so no ack can come
- * first there.
- */
-RDS_TEST(ack_before_rdma_completion)
-{
-	enum { ROUNDS = 3, HOLD_MS = 1500 };
-	unsigned char *tbuf = rds_pages(1), *lbuf = rds_pages(1);
-	struct rds_iovec iov = { (uintptr_t)lbuf, 64 };
-	struct rds_rdma_notify nt;
-	long long t0, early = 0;
-	int t, s, i, st;
-	struct rds_addr ta;
-	uint64_t cookie;
-	long hits, rel;
-
-	if (!on_adapter() || on_iwarp())
-		rds_test_skip("over rxe only: iWARP sends after the RDMA finished");
-	if (test_mod_load(RDMA_HOLD))
-		rds_test_skip("modules/" RDMA_HOLD ".ko does not load (make test-modules)");
-	pair(&t, &ta, &s);
-	for (i = 0; i < ROUNDS; i++) {
-		memset(tbuf, 0, PG);
-		memset(lbuf, 0x40 + i, PG);
-		cookie = 0;
-		RDS_EXPECT_OK(rds_get_mr(t, tbuf, PG, 0, &cookie));
-		hits = test_mod_get(RDMA_HOLD, "hits");
-		rel = test_mod_get(RDMA_HOLD, "released");
-		test_mod_set(RDMA_HOLD, "hold_ms", HOLD_MS);
-		RDS_EXPECT(rds_rdma(s, &ta, cookie, 0, 64, &iov, 1,
-				    RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME,
-				    i + 1, 0) == 0);
-		t0 = rds_now_ms();
-		while (test_mod_get(RDMA_HOLD, "hits") == hits) {
-			if (rds_now_ms() - t0 > 5000)
-				RDS_FAIL("round %d: no RDMA completion came", i);
-			usleep(200);
-		}
-		test_mod_set(RDMA_HOLD, "hold_ms", 0);
-		if (rds_get_notify(s, &nt, 5000))
-			RDS_FAIL("round %d: no RDMA notification", i);
-		/* Was the held completion handled when it came? */
-		if (test_mod_get(RDMA_HOLD, "released") == rel)
-			early++;
-		st = nt.status;
-		printf("# round %d: notified after %lld ms, status %d%s\n", i,
-		       rds_now_ms() - t0, st,
-		       test_mod_get(RDMA_HOLD, "released") == rel ?
-		       " (not yet released)" : "");
-		RDS_EXPECT(nt.user_token == (uint64_t)i + 1);
-		RDS_EXPECT(st == RDS_RDMA_SUCCESS);
-		RDS_EXPECT(all_bytes(tbuf, 64, 0x40 + i));
-		/* The message itself. */
-		RDS_EXPECT(rds_recv(t, (char *)lbuf, 16, 0, NULL, NULL,
-				    2000) == 0);
-		RDS_EXPECT_OK(rds_free_mr(t, cookie, 0));
-	}
-	RDS_EXPECT(early == 0);
-	close(t);
-	close(s);
-	test_mod_unload(RDMA_HOLD);
 }
 
 /*
