@@ -105,6 +105,27 @@ static inline void rds_ns_pair_up(const char *na, const char *nb,
 		RDS_FAIL("%s: exit %d", cmd, rc);
 }
 
+/*
+ * Delete what rds_ns_pair_up() made, if it made anything: a file whose
+ * tests all skipped (in-tree RDS) made no namespaces and has none to
+ * delete. Fails if one is left behind.
+ */
+static inline void rds_ns_pair_down(const char *na, const char *nb)
+{
+	const char *ns[] = { na, nb };
+	char path[64], cmd[128];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/run/netns/%s", ns[i]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(cmd, sizeof(cmd), "ip netns del %s", ns[i]);
+		RDS_EXPECT(!system(cmd));
+		RDS_EXPECT(access(path, F_OK));
+	}
+}
+
 /* Run the rest of the caller in namespace @ns; returns the caller's. */
 static inline int rds_ns_enter(const char *ns)
 {

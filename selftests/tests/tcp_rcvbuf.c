@@ -148,7 +148,7 @@ RDS_TEST(hard_limit_drops_tell_the_sender)
 
 RDS_TEST(zz_namespaces_deleted)
 {
-	RDS_EXPECT(!system("ip netns del " NS_A "; ip netns del " NS_B));
+	rds_ns_pair_down(NS_A, NS_B);
 }
 
 RDS_TEST_MAIN()

@@ -27,14 +27,6 @@
 #define IP_B	"10.99.3.2"
 #define BIGBUF	(8 << 20)
 
-static void sh(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc)
-		RDS_FAIL("%s: exit %d", cmd, rc);
-}
-
 /* The namespace pair, made once for every test of this file. */
 static void pair_up(void)
 {
@@ -530,7 +522,7 @@ RDS_TEST(zerocopy_to_a_local_peer)
 
 RDS_TEST(zz_namespaces_deleted)
 {
-	sh("ip netns del " NS_A "; ip netns del " NS_B);
+	rds_ns_pair_down(NS_A, NS_B);
 }
 
 RDS_TEST_MAIN()
