@@ -119,6 +119,11 @@ for p in "${progs[@]}"; do
 		fail=$((fail + 1))
 		emit "not ok $n - $name: kernel log clean"
 		sed 's/^/    # /' /tmp/splat | tee -a "$RESULTS"
+		# The first report whole (its task and call trace): a CI
+		# log has nothing else to find its cause by.
+		first=$(sed -n '1s/:.*//p' /tmp/splat)
+		dmesg | tail -n +"$((mark + first))" | head -n 45 |
+			sed 's/^/    #| /' | tee -a "$RESULTS"
 	fi
 done
 emit "1..$n"
