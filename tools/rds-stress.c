@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/rds.h>
+#include <linux/rds_uek.h>
 
+#include "lib/route.h"
 #include "lib/sock.h"
 #include "lib/util.h"
 #include "stress/control.h"
@@ -207,10 +211,69 @@ static int check_tasks(struct session *s, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * --reset: UEK's RDS_CONN_RESET (RDS6_CONN_RESET for IPv6) from -r (or
+ * the route's source) to -s with TOS -Q: the kernel drops every lane of
+ * those connections and they reconnect. Prints nothing, as rds-tools'.
+ */
+static int do_reset(const struct stress_opts *o)
+{
+	struct rds_ep src;
+	char a[RDS_EP_STRLEN];
+	int fd, rc, v6 = rds_ep_family(&o->peer) == AF_INET6;
+
+	if (o->have_local) {
+		src = o->local;
+	} else {
+		rc = rds_route_source(&o->peer, &src);
+		if (rc) {
+			errno = -rc;
+			die_errno("--reset: no route to %s; give the source with -r",
+				  rds_ep_addr_str(&o->peer, a));
+		}
+	}
+	fd = rds_open();
+	if (v6) {
+		struct rds6_reset r = { .tos = o->tos };
+
+		r.src = ((const struct sockaddr_in6 *)&src.ss)->sin6_addr;
+		r.dst = ((const struct sockaddr_in6 *)&o->peer.ss)->sin6_addr;
+		rc = setsockopt(fd, SOL_RDS, RDS6_CONN_RESET, &r, sizeof(r));
+	} else {
+		struct rds_reset r = { .tos = o->tos };
+
+		r.src = ((const struct sockaddr_in *)&src.ss)->sin_addr;
+		r.dst = ((const struct sockaddr_in *)&o->peer.ss)->sin_addr;
+		rc = setsockopt(fd, SOL_RDS, RDS_CONN_RESET, &r, sizeof(r));
+	}
+	if (!rc) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EPERM)
+		die("--reset: RDS_CONN_RESET needs CAP_NET_ADMIN");
+	/* Linux's RDS: option 8 is SO_RDS_TRANSPORT, 11 unknown. */
+	if (errno == EINVAL || errno == ENOPROTOOPT) {
+		fprintf(stderr, "%s: --reset: this RDS does not serve %s (%s)\n", progname,
+			v6 ? "RDS6_CONN_RESET" : "RDS_CONN_RESET", strerror(errno));
+		exit(EXIT_UNSUPPORTED);
+	}
+	die_errno("--reset: setsockopt(%s)", v6 ? "RDS6_CONN_RESET" : "RDS_CONN_RESET");
+}
+
+/* -R: the reporting process before the tasks, so the rows keep time. */
+static void set_rtprio(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_RR, &sp))
+		die_errno("-R: sched_setscheduler(SCHED_RR)");
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .ctl = -1 };
-	struct totals start, prev, cur;
+	struct totals start, prev, cur, fin;
 	struct row row, avg;
 	char err[256] = "";
 	uint64_t tick;
@@ -219,12 +282,18 @@ int main(int argc, char **argv)
 
 	tool_init(argv[0]);
 	stress_parse(&s.o, argc, argv);
+	if (s.o.reset)
+		return do_reset(&s.o);
 	s.role = s.o.active ? "active" : "passive";
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
+	if (s.o.show_params && s.o.active && !s.o.json)
+		report_params(&s.o);
 	connect_sides(&s);
+	if (s.o.rtprio)
+		set_rtprio();
 	start_tasks(&s);
 	sync_ready(&s);
 
@@ -264,6 +333,25 @@ int main(int argc, char **argv)
 		    check_tasks(&s, err, sizeof(err)))
 			failed = 1;
 	}
+	/* Counts the tasks finished after the last row (--async's drain). */
+	totals_snap(&fin, s.sh, s.o.tasks, 0);
+	cur.tx = fin.tx;
+	cur.rx = fin.rx;
+	cur.async_sent = fin.async_sent;
+	cur.async_ok = fin.async_ok;
+	cur.async_canceled = fin.async_canceled;
+	cur.async_dropped = fin.async_dropped;
+	cur.async_other = fin.async_other;
+	cur.outliers = fin.outliers;
+	if (!failed && (s.o.flags & SF_ASYNC) &&
+	    fin.async_ok + fin.async_canceled + fin.async_dropped + fin.async_other !=
+	    fin.async_sent) {
+		failed = 1;
+		snprintf(err, sizeof(err), "--async: %llu sends, %llu notifications",
+			 (unsigned long long)fin.async_sent,
+			 (unsigned long long)(fin.async_ok + fin.async_canceled +
+					      fin.async_dropped + fin.async_other));
+	}
 	/* Requests went out but none came back: a stalled transport, not a
 	 * result (e.g. in-tree RDMA on a device it cannot drive). */
 	if (!failed && secs >= 2 && !cur.rtt_n &&
@@ -287,6 +375,8 @@ int main(int argc, char **argv)
 			report_histogram(&cur);
 		if (s.o.perfdata)
 			report_perfdata(&avg, &cur);
+		if (s.o.flags & SF_ASYNC)
+			report_async(&cur);
 	}
 	if (failed)
 		fprintf(stderr, "%s: %s\n", progname, err);

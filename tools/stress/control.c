@@ -97,6 +97,21 @@ int ctl_accept(const struct stress_opts *o)
 	return fd;
 }
 
+/* Try the control connection again after @err, having retried @tries times? */
+static int retry_connect(const struct stress_opts *o, int err, int tries)
+{
+	if (o->connect_retries < 0)
+		return (err == ECONNREFUSED || err == EINTR) && tries < 100;
+	if (err != ECONNREFUSED && err != EINTR && err != EHOSTUNREACH &&
+	    err != ENETUNREACH)
+		return 0;
+	if (tries >= o->connect_retries)
+		return 0;
+	fprintf(stderr, "%s: control connection: %s, retrying (%d of %d)\n",
+		progname, strerror(err), tries + 1, o->connect_retries);
+	return 1;
+}
+
 int ctl_connect(const struct stress_opts *o)
 {
 	struct rds_ep ep = o->peer;
@@ -104,7 +119,11 @@ int ctl_connect(const struct stress_opts *o)
 	int fd, one = 1, tries;
 
 	rds_ep_set_port(&ep, o->port);
-	/* The passive side may still be starting: keep trying for ~10 s. */
+	/*
+	 * The passive side may still be starting: by default keep trying
+	 * for ~10 s while refused; --connect-retries N (rds-tools') retries
+	 * N times, a second apart, while refused or unreachable.
+	 */
 	for (tries = 0;; tries++) {
 		fd = socket(rds_ep_family(&ep), SOCK_STREAM, 0);
 		if (fd < 0)
@@ -118,11 +137,11 @@ int ctl_connect(const struct stress_opts *o)
 		}
 		if (!connect(fd, (struct sockaddr *)&ep.ss, ep.len))
 			break;
-		if ((errno != ECONNREFUSED && errno != EINTR) || tries >= 100)
+		if (!retry_connect(o, errno, tries))
 			die_errno("control connection to %s (is the passive rds-stress running?)",
 				  rds_ep_str(&ep, a));
 		close(fd);
-		usleep(100000);
+		usleep(o->connect_retries < 0 ? 100000 : 1000000);
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;

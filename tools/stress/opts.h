@@ -25,6 +25,7 @@
 #define SF_RDMA_NOTIFY	0x0020
 #define SF_RDMA_CACHE	0x0040
 #define SF_CONG_MON	0x0080
+#define SF_ASYNC	0x0100	/* RDS_CMSG_ASYNC_SEND on every message */
 
 enum { RDMA_MODE_BOTH = 0, RDMA_MODE_READ = 1, RDMA_MODE_WRITE = 2 };
 
@@ -35,6 +36,9 @@ struct stress_opts {
 	int32_t		transport;	/* RDS_TRANS_*, -1: kernel's choice */
 	/* local only */
 	bool		active, summary_only, cpu, histogram, perfdata, json;
+	bool		reset, show_params, rtprio, trace;
+	uint64_t	outlier_us;	/* --show-outliers; UINT64_MAX: off */
+	int32_t		connect_retries;	/* -1: our default (see control.c) */
 	uint16_t	port;
 	struct rds_ep	local;		/* -r; unset: from the control socket */
 	struct rds_ep	peer;		/* -s (active side) */

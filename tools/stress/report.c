@@ -52,6 +52,12 @@ void totals_snap(struct totals *t, const struct stress_shared *sh,
 		t->out_of_order += s->out_of_order;
 		t->rdma_errors += s->rdma_errors;
 		t->rdma_deferred += s->rdma_deferred;
+		t->async_sent += s->async_sent;
+		t->async_ok += s->async_ok;
+		t->async_canceled += s->async_canceled;
+		t->async_dropped += s->async_dropped;
+		t->async_other += s->async_other;
+		t->outliers += s->outliers;
 		for (b = 0; b < HIST_BUCKETS; b++)
 			t->hist[b] += s->hist[b];
 		t->running += s->state == TASK_READY;
@@ -143,6 +149,37 @@ void report_perfdata(const struct row *a, const struct totals *t)
 	       t->out_of_order);
 }
 
+void report_async(const struct totals *t)
+{
+	printf("async sends: %" PRIu64 ", notified: %" PRIu64 " (success %" PRIu64
+	       ", canceled %" PRIu64 ", dropped %" PRIu64 ", other %" PRIu64 ")\n",
+	       t->async_sent, t->async_ok + t->async_canceled + t->async_dropped +
+	       t->async_other, t->async_ok, t->async_canceled, t->async_dropped,
+	       t->async_other);
+}
+
+void report_params(const struct stress_opts *o)
+{
+	unsigned int k = 0;
+
+	printf("Options:\n  %-10s %-7u\n  %-10s %-7u\n  %-10s %-7u\n  %-10s %-7u\n",
+	       "Tasks", o->tasks, "Req size", o->req_size, "ACK size", o->ack_size,
+	       "RDMA size", o->rdma_size);
+	printf("  %-10s", "RDMA opts");
+	if (o->flags & SF_RDMA_ONCE)
+		k += printf(" use_once");
+	if (o->flags & SF_RDMA_GET_MR)
+		k += printf(" use_get_mr");
+	if (o->flags & SF_RDMA_FENCE)
+		k += printf(" use_fence");
+	if (o->flags & SF_RDMA_CACHE)
+		k += printf(" cache_mrs");
+	if (!k)
+		printf(" (defaults)");
+	printf("\n\n");
+	fflush(stdout);
+}
+
 static struct row *rows;
 static size_t nrows, cap;
 
@@ -204,11 +241,12 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 	printf(",\n \"options\": {\"tasks\": %u, \"depth\": %u, \"req_bytes\": %u, "
 	       "\"ack_bytes\": %u, \"seconds\": %u, \"one_way\": %s, \"verify\": %s, "
 	       "\"tos\": %u, \"rdma_bytes\": %u, \"iovecs\": %u, \"rdma_mode\": %u, "
-	       "\"transport\": \"%s\", \"port\": %u},\n",
+	       "\"transport\": \"%s\", \"port\": %u, \"async\": %s},\n",
 	       o->tasks, o->depth, o->req_size, o->ack_size, o->seconds,
 	       o->flags & SF_ONE_WAY ? "true" : "false",
 	       o->flags & SF_VERIFY ? "true" : "false", o->tos, o->rdma_size,
-	       o->iovecs, o->rdma_mode, rds_transport_name(o->transport), o->port);
+	       o->iovecs, o->rdma_mode, rds_transport_name(o->transport), o->port,
+	       o->flags & SF_ASYNC ? "true" : "false");
 	printf(" \"intervals\": [");
 	for (i = 0; i < nrows; i++) {
 		printf(i ? ",\n   " : "\n   ");
@@ -219,6 +257,13 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 		json_row(avg);
 	else
 		printf("null");
+	if (t && (o->flags & SF_ASYNC))
+		printf(",\n \"async\": {\"sent\": %" PRIu64 ", \"success\": %" PRIu64
+		       ", \"canceled\": %" PRIu64 ", \"dropped\": %" PRIu64
+		       ", \"other\": %" PRIu64 "}", t->async_sent, t->async_ok,
+		       t->async_canceled, t->async_dropped, t->async_other);
+	if (t && o->outlier_us != UINT64_MAX)
+		printf(",\n \"outliers\": %" PRIu64, t->outliers);
 	printf(",\n \"messages_tx\": %" PRIu64 ", \"messages_rx\": %" PRIu64
 	       ", \"verify_errors\": %" PRIu64 ", \"rdma_errors\": %" PRIu64
 	       ", \"rdma_deferred\": %" PRIu64 ", \"duplicates\": %" PRIu64

@@ -14,6 +14,8 @@ struct totals {
 	uint64_t	tx_ns, tx_calls, rtt_ns, rtt_n;
 	uint64_t	verify_errors, rdma_errors, rdma_deferred;
 	uint64_t	duplicates, out_of_order;
+	uint64_t	async_sent, async_ok, async_canceled, async_dropped, async_other;
+	uint64_t	outliers;
 	uint64_t	hist[HIST_BUCKETS];
 	unsigned int	running;
 	uint64_t	when_ns;
@@ -35,6 +37,10 @@ void report_row(const struct row *r);
 void report_average(const struct row *r);
 void report_histogram(const struct totals *t);
 void report_perfdata(const struct row *avg, const struct totals *t);
+/* --async: sends and their notifications, once every task has drained. */
+void report_async(const struct totals *t);
+/* --show-params: the test's parameters, before it starts. */
+void report_params(const struct stress_opts *o);
 
 /* JSON: rows collected while running, printed once at the end. */
 void json_add_row(const struct row *r);

@@ -22,6 +22,11 @@ struct task_stats {
 	 * count as verify_errors. */
 	uint64_t	duplicates, out_of_order;
 	uint64_t	rdma_deferred;		/* requests sent without RDMA */
+	/* --async: messages sent with RDS_CMSG_ASYNC_SEND, and their
+	 * notifications by status (RDS_RDMA_SUCCESS, _CANCELED, _DROPPED,
+	 * anything else). */
+	uint64_t	async_sent, async_ok, async_canceled, async_dropped, async_other;
+	uint64_t	outliers;		/* --show-outliers: acks above it */
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */
 	int		err;			/* errno of a failure */

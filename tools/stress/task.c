@@ -19,12 +19,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/rds.h>
+#include <linux/rds_uek.h>
 
 #include "lib/sock.h"
 #include "lib/util.h"
 #include "stress/msg.h"
 #include "stress/rdma.h"
 #include "stress/task.h"
+
+/* --async tokens have the top bit set; RDMA notifications carry a
+ * sequence number (rdma.c), which never does.
+ */
+#define ASYNC_TOKEN	(1ull << 63)
+/* After the run, how long a task waits for its last notifications. */
+#define ASYNC_DRAIN_NS	(5ull * 1000000000ull)
 
 /* An ack we owe but could not send yet. */
 struct pending {
@@ -160,10 +168,29 @@ static void task_setup(struct task *t, const struct task_plan *p)
 	}
 }
 
-/* sendmsg() with timing: 1 sent, 0 would block, -errno failed. */
+/* -V: one line per message on stderr. */
+static void trace_msg(struct task *t, const char *dir, const uint8_t *buf, size_t len,
+		      unsigned int port)
+{
+	const struct stress_hdr *h = (const struct stress_hdr *)buf;
+
+	if (len < sizeof(*h)) {
+		fprintf(stderr, "task %u: %s %zu bytes, port %u\n", t->idx, dir, len, port);
+		return;
+	}
+	fprintf(stderr, "task %u: %s %s seq %llu slot %u, %zu bytes, port %u\n", t->idx,
+		dir, h->type == MSG_REQ ? "request" : h->type == MSG_ACK ? "ack" : "?",
+		(unsigned long long)be64toh(h->seq), be32toh(h->slot), len, port);
+}
+
+/* sendmsg() with timing: 1 sent, 0 would block, -errno failed. With
+ * --async, an RDS_CMSG_ASYNC_SEND follows the caller's control messages.
+ */
 static int task_send(struct task *t, uint16_t peer, size_t len,
 		     void *ctl, size_t ctl_len)
 {
+	char buf[CMSG_SPACE(sizeof(struct rds_rdma_args)) +
+		 CMSG_SPACE(sizeof(struct rds_asend_args))] __attribute__((aligned(8)));
 	struct rds_ep to = t->peer;
 	struct iovec iov = { t->tx, len };
 	struct msghdr msg = {
@@ -171,18 +198,47 @@ static int task_send(struct task *t, uint16_t peer, size_t len,
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = ctl_len ? ctl : NULL, .msg_controllen = ctl_len,
 	};
+	int async = !!(t->o->flags & SF_ASYNC);
 	uint64_t t0;
 	ssize_t rc;
 
+	if (async) {
+		struct rds_asend_args a = {
+			.user_token = ASYNC_TOKEN | (t->st->async_sent + 1),
+			.flags = RDS_SEND_NOTIFY_ME,
+		};
+		struct cmsghdr *c;
+
+		if (ctl_len > sizeof(buf) - CMSG_SPACE(sizeof(a)))
+			task_fail(t, 0, "task %u: control messages too long", t->idx);
+		memcpy(buf, ctl, ctl_len);
+		c = (struct cmsghdr *)(buf + ctl_len);
+		c->cmsg_level = SOL_RDS;
+		c->cmsg_type = RDS_CMSG_ASYNC_SEND;
+		c->cmsg_len = CMSG_LEN(sizeof(a));
+		memcpy(CMSG_DATA(c), &a, sizeof(a));
+		msg.msg_control = buf;
+		msg.msg_controllen = ctl_len + CMSG_SPACE(sizeof(a));
+	}
 	rds_ep_set_port(&to, t->peer_base + peer);
 	t0 = now_ns();
 	rc = sendmsg(t->fd, &msg, MSG_DONTWAIT);
 	t->st->tx_ns += now_ns() - t0;
 	t->st->tx_calls++;
-	if (rc < 0)
+	if (rc < 0) {
+		/* Linux's RDS knows no RDS_CMSG_ASYNC_SEND. */
+		if (async && errno == EINVAL && !t->st->async_sent) {
+			t->st->unsupported = 1;
+			task_fail(t, EINVAL, "task %u: --async: sendmsg with "
+				  "RDS_CMSG_ASYNC_SEND (not served by this RDS?)", t->idx);
+		}
 		return transient(errno) ? 0 : -errno;
+	}
 	t->st->tx++;
 	t->st->tx_bytes += len;
+	t->st->async_sent += async;
+	if (t->o->trace)
+		trace_msg(t, "sent", t->tx, len, rds_ep_port(&to));
 	return 1;
 }
 
@@ -325,6 +381,11 @@ static void got_ack(struct task *t, const struct stress_hdr *h)
 	}
 	t->st->rtt_ns += rtt;
 	t->st->rtt_n++;
+	if (us > t->o->outlier_us) {
+		t->st->outliers++;
+		/* rds-tools' form: the round trip in microseconds, in hex. */
+		fprintf(stderr, "Found RTT = 0x%llx\n", (unsigned long long)us);
+	}
 	while (us > 1 && b < HIST_BUCKETS - 1) {
 		us >>= 1;
 		b++;
@@ -336,6 +397,25 @@ static void got_ack(struct task *t, const struct stress_hdr *h)
 						t->o->flags & SF_VERIFY);
 	t->free_slots[t->nfree++] = slot;
 	t->inflight--;
+}
+
+/* An --async send's notification: count it by status. */
+static void async_done(struct task *t, const struct rds_rdma_notify *nt)
+{
+	switch (nt->status) {
+	case RDS_RDMA_SUCCESS: t->st->async_ok++; break;
+	case RDS_RDMA_CANCELED: t->st->async_canceled++; break;
+	case RDS_RDMA_DROPPED: t->st->async_dropped++; break;
+	default: t->st->async_other++; break;
+	}
+	if (t->o->trace)
+		fprintf(stderr, "task %u: async send %llu: status %d\n", t->idx,
+			(unsigned long long)(nt->user_token & ~ASYNC_TOKEN), nt->status);
+}
+
+static uint64_t async_notified(const struct task_stats *st)
+{
+	return st->async_ok + st->async_canceled + st->async_dropped + st->async_other;
 }
 
 /* Receive one message: 1 done, 0 nothing there, -errno failed. */
@@ -374,7 +454,9 @@ static int recv_one(struct task *t)
 			struct rds_rdma_notify nt;
 
 			memcpy(&nt, CMSG_DATA(c), sizeof(nt));
-			if (nt.status)
+			if (nt.user_token & ASYNC_TOKEN)
+				async_done(t, &nt);
+			else if (nt.status)
 				t->st->rdma_errors++;
 			ctl_only = 1;
 			break;
@@ -387,6 +469,8 @@ static int recv_one(struct task *t)
 	t->st->rx_bytes += n;
 	memcpy(&src.ss, &from, sizeof(from));
 	src.len = msg.msg_namelen;
+	if (t->o->trace)
+		trace_msg(t, "received", t->rx, n, rds_ep_port(&src));
 	peer = (int)rds_ep_port(&src) - t->peer_base;
 	if ((size_t)n < sizeof(*h) || (msg.msg_flags & MSG_TRUNC) ||
 	    be32toh(h->magic) != STRESS_MSG_MAGIC || be32toh(h->len) != (size_t)n ||
@@ -451,6 +535,26 @@ static void task_loop(struct task *t)
 	}
 }
 
+/* --async: every message sent reports how it ended; wait (a while) for
+ * the last notifications, so the counts can be compared. The peer keeps
+ * its socket open while it drains its own, so our last messages still
+ * reach a socket and are acked.
+ */
+static void async_drain(struct task *t)
+{
+	uint64_t deadline = now_ns() + ASYNC_DRAIN_NS;
+
+	while (async_notified(t->st) < t->st->async_sent && now_ns() < deadline) {
+		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+		int rc = recv_one(t);
+
+		if (rc < 0)
+			task_fail(t, -rc, "task %u: receiving notifications", t->idx);
+		if (!rc && poll(&pfd, 1, 10) < 0 && errno != EINTR)
+			task_fail(t, errno, "task %u: poll", t->idx);
+	}
+}
+
 void task_main(const struct task_plan *p)
 {
 	struct task t = {
@@ -467,6 +571,8 @@ void task_main(const struct task_plan *p)
 	while (!t.sh->go && !t.sh->stop)
 		usleep(1000);
 	task_loop(&t);
+	if (t.o->flags & SF_ASYNC)
+		async_drain(&t);
 	/* Registrations and the socket go with the process. */
 	__atomic_store_n(&t.st->state, TASK_DONE, __ATOMIC_RELEASE);
 	_exit(0);
