@@ -183,6 +183,7 @@ void ctl_send_opts(int fd, const struct stress_opts *o,
 		.transport = (int32_t)htonl((uint32_t)o->transport),
 		.family = htonl(rds_ep_family(addr)),
 		.port_base = htonl(port_base),
+		.rdma_align = htonl(o->rdma_align),
 	};
 
 	if (rds_ep_family(addr) == AF_INET6)
@@ -216,6 +217,7 @@ void ctl_recv_opts(int fd, struct stress_opts *o, struct rds_ep *peer,
 	o->tos = ntohl(w.tos);
 	o->flags = ntohl(w.flags);
 	o->transport = (int32_t)ntohl((uint32_t)w.transport);
+	o->rdma_align = ntohl(w.rdma_align);
 	bad = stress_check(o);
 	if (bad)
 		die("options from the active side: %s", bad);

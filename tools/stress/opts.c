@@ -52,6 +52,7 @@ static void usage(void)
 "  --rdma-use-fence [0|1]   fence each RDMA after the previous ones\n"
 "  --rdma-use-notify [0|1]  ask for RDS_CMSG_RDMA_STATUS completions\n"
 "  --rdma-cache-mrs [0|1]   register each buffer once and reuse it\n"
+"  --rdma-alignment BYTES   RDMA buffers start BYTES past a page (0-4096)\n"
 "  --use-cong-monitor [0|1] use RDS_CONG_MONITOR congestion notifications\n"
 "  --async             send every message with RDS_CMSG_ASYNC_SEND and\n"
 "                      count its completion notifications\n"
@@ -235,9 +236,11 @@ void stress_parse(struct stress_opts *o, int argc, char **argv)
 			set_flag(o, SF_CONG_MON, switch_value(lname, argc, argv));
 			break;
 		case OPT_RDMA_ALIGN:
+			o->rdma_align = parse_u64("--rdma-alignment", optarg, 0, STRESS_PAGE);
+			break;
 		case OPT_KEY_O_METER:
-			usage_error("--%s (rds-tools' RDMA buffer alignment and R_Key "
-				    "tracking) is not implemented by this rds-stress", lname);
+			usage_error("--%s (rds-tools' count of repeated R_Keys) is not "
+				    "implemented by this rds-stress", lname);
 		case OPT_ASYNC: o->flags |= SF_ASYNC; break;
 		case OPT_RESET: o->reset = true; break;
 		case OPT_RETRIES:
@@ -296,8 +299,11 @@ const char *stress_check(const struct stress_opts *o)
 		return "tos out of range";
 	if ((o->flags & SF_RDMA_ONCE) && (o->flags & SF_RDMA_CACHE))
 		return "--rdma-use-once and --rdma-cache-mrs exclude each other";
-	if (!o->rdma_size && (o->flags & (SF_RDMA_ONCE | SF_RDMA_GET_MR | SF_RDMA_FENCE |
-					   SF_RDMA_NOTIFY | SF_RDMA_CACHE)))
+	if (!o->rdma_size && (o->rdma_align ||
+			      (o->flags & (SF_RDMA_ONCE | SF_RDMA_GET_MR | SF_RDMA_FENCE |
+					   SF_RDMA_NOTIFY | SF_RDMA_CACHE))))
 		return "--rdma-* options need -D BYTES";
+	if (o->rdma_align > STRESS_PAGE)
+		return "--rdma-alignment is at most 4096";
 	return NULL;
 }

@@ -34,6 +34,7 @@ struct stress_opts {
 	uint32_t	tasks, depth, req_size, ack_size;
 	uint32_t	rdma_size, iovecs, rdma_mode, seconds, tos, flags;
 	int32_t		transport;	/* RDS_TRANS_*, -1: kernel's choice */
+	uint32_t	rdma_align;	/* RDMA buffers start this far past a page */
 	/* local only */
 	bool		active, summary_only, cpu, histogram, perfdata, json;
 	bool		reset, show_params, rtprio, trace;
@@ -59,9 +60,11 @@ struct stress_wire {
 	uint32_t	family;		/* of the active side's RDS address */
 	uint8_t		addr[16];
 	uint32_t	port_base;	/* first port of the active side's tasks */
+	uint32_t	rdma_align;
 };
 
 #define STRESS_WIRE_MAGIC	0x52445354	/* "RDST" */
-#define STRESS_WIRE_VERSION	1
+#define STRESS_WIRE_VERSION	2
+#define STRESS_PAGE		4096	/* --rdma-alignment's limit */
 
 #endif

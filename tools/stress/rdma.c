@@ -7,6 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "stress/rdma.h"
@@ -52,6 +53,17 @@ static int bound_to_loopback(int fd)
 	return 0;
 }
 
+/* @n bytes, zeroed, starting --rdma-alignment bytes past a page boundary
+ * (unaligned RDMA, as rds-tools' option); the process's exit frees it.
+ */
+static void *alloc_bufs(const struct stress_opts *o, size_t n)
+{
+	uint8_t *p = mmap(NULL, n + STRESS_PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p + o->rdma_align;
+}
+
 int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
 	       uint32_t ack_cap, char *why, size_t whylen)
 {
@@ -63,9 +75,9 @@ int rdma_setup(struct rdma_state *r, int fd, const struct stress_opts *o,
 	r->fd = fd;
 	r->size = o->rdma_size;
 	r->ack_cap = ack_cap;
-	r->req_bufs = calloc(o->depth, r->size);
+	r->req_bufs = alloc_bufs(o, (size_t)o->depth * r->size);
 	r->cookies = calloc(o->depth, sizeof(uint64_t));
-	r->ack_bufs = calloc(ack_cap, r->size);
+	r->ack_bufs = alloc_bufs(o, (size_t)ack_cap * r->size);
 	r->iov = calloc(o->iovecs, sizeof(*r->iov));
 	if (!r->req_bufs || !r->cookies || !r->ack_bufs || !r->iov) {
 		snprintf(why, whylen, "RDMA buffers: %s", strerror(ENOMEM));

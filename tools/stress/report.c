@@ -174,6 +174,8 @@ void report_params(const struct stress_opts *o)
 		k += printf(" use_fence");
 	if (o->flags & SF_RDMA_CACHE)
 		k += printf(" cache_mrs");
+	if (o->rdma_align)
+		k += printf(" align=%u", o->rdma_align);
 	if (!k)
 		printf(" (defaults)");
 	printf("\n\n");
@@ -241,12 +243,13 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 	printf(",\n \"options\": {\"tasks\": %u, \"depth\": %u, \"req_bytes\": %u, "
 	       "\"ack_bytes\": %u, \"seconds\": %u, \"one_way\": %s, \"verify\": %s, "
 	       "\"tos\": %u, \"rdma_bytes\": %u, \"iovecs\": %u, \"rdma_mode\": %u, "
-	       "\"transport\": \"%s\", \"port\": %u, \"async\": %s},\n",
+	       "\"transport\": \"%s\", \"port\": %u, \"async\": %s, "
+	       "\"rdma_alignment\": %u},\n",
 	       o->tasks, o->depth, o->req_size, o->ack_size, o->seconds,
 	       o->flags & SF_ONE_WAY ? "true" : "false",
 	       o->flags & SF_VERIFY ? "true" : "false", o->tos, o->rdma_size,
 	       o->iovecs, o->rdma_mode, rds_transport_name(o->transport), o->port,
-	       o->flags & SF_ASYNC ? "true" : "false");
+	       o->flags & SF_ASYNC ? "true" : "false", o->rdma_align);
 	printf(" \"intervals\": [");
 	for (i = 0; i < nrows; i++) {
 		printf(i ? ",\n   " : "\n   ");
