@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [-ckInprstTWv]\n"
+		"Usage: %s [-ackInprstTWv]\n"
 		"Print RDS state.  With no option: everything (like -v).\n\n"
 		"  -c   counters                  -k   sockets\n"
 		"  -n   connections               -r   receive queues\n"
@@ -27,8 +27,11 @@ static void usage(FILE *f)
 		"  -W   iWARP connections         -v   all of the above\n"
 		"  -p   each connection's lanes, their history and last drop\n"
 		"       reason (UEK's RDS_INFO_CONN_PATHS; not in -v)\n"
+		"  -a   IPv4 and IPv6 entries together, from the IPv6 tables\n"
+		"       (IPv4 addresses v4-mapped), as rds-tools 2.3.4's -a\n"
 		"  -h, --help   this text\n"
-		"IPv6 entries are shown in separate tables after the IPv4 ones.\n"
+		"Without -a, IPv6 entries are shown in separate tables after the\n"
+		"IPv4 ones.\n"
 		"A table the running kernel does not provide (transport module not\n"
 		"loaded) is reported as not available.  Exit status: 0 when at least\n"
 		"one table could be read, 1 otherwise, 2 on a command-line error.\n",
@@ -42,7 +45,8 @@ static int show(int fd, const struct info_table *t)
 	void *buf;
 	int rc;
 
-	printf("\n%s:\n", t->title);
+	printf("\n%s%s:\n", t->title,
+	       info_all_v6 && t->v6 ? " (IPv4 ones v4-mapped)" : "");
 	rc = rds_info_get(fd, t->optname, &buf, &nr, &each);
 	if (rc) {
 		printf("  (not available: %s%s)\n", strerror(-rc),
@@ -66,6 +70,18 @@ static int show(int fd, const struct info_table *t)
 	return 0;
 }
 
+/* -a: table @i is an IPv4 one whose IPv6 twin lists its entries too. */
+static bool has_v6_twin(size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < info_tables_nr; j++)
+		if (j != i && info_tables[j].v6 && !info_tables[i].v6 &&
+		    info_tables[j].opt == info_tables[i].opt)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -78,8 +94,11 @@ int main(int argc, char **argv)
 
 	tool_init(argv[0]);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ckInprstTWvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ackInprstTWvh", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			info_all_v6 = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -106,7 +125,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < info_tables_nr; i++) {
 		int rc;
 
-		if (!strchr(want, info_tables[i].opt))
+		if (!strchr(want, info_tables[i].opt) ||
+		    (info_all_v6 && has_v6_twin(i)))
 			continue;
 		tried++;
 		rc = show(fd, &info_tables[i]);

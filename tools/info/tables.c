@@ -2,7 +2,8 @@
 /*
  * rds-info's tables: one printer per record type.  IPv6 tables list every
  * connection, IPv4 ones included (as v4-mapped addresses); those are left
- * out here because the IPv4 table already shows them.
+ * out here because the IPv4 table already shows them, unless -a asked for
+ * the IPv6 tables alone (info_all_v6).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,6 +13,8 @@
 #include <linux/rds_uek.h>
 
 #include "info/tables.h"
+
+bool info_all_v6;
 
 #define A4(a) inet_ntop(AF_INET, &(a), (char[INET_ADDRSTRLEN]){0}, INET_ADDRSTRLEN)
 #define A6(a) inet_ntop(AF_INET6, &(a), (char[INET6_ADDRSTRLEN]){0}, INET6_ADDRSTRLEN)
@@ -76,7 +79,7 @@ static int print_conn6(const void *p)
 	char t[TRANSNAMSIZ + 1];
 
 	memcpy(&c, p, sizeof(c));
-	if (v4mapped(&c.laddr))
+	if (!info_all_v6 && v4mapped(&c.laddr))
 		return 0;
 	printf("%39s %39s %16llu %16llu %-10s %s\n", A6(c.laddr), A6(c.faddr),
 	       (unsigned long long)c.next_tx_seq,
@@ -100,7 +103,7 @@ static int print_msg6(const void *p)
 	struct rds6_info_message m;
 
 	memcpy(&m, p, sizeof(m));
-	if (v4mapped(&m.laddr))
+	if (!info_all_v6 && v4mapped(&m.laddr))
 		return 0;
 	printf("%39s %5u %39s %5u %4u %16llu %8u\n", A6(m.laddr), ntohs(m.lport),
 	       A6(m.faddr), ntohs(m.fport), m.tos, (unsigned long long)m.seq, m.len);
@@ -123,7 +126,7 @@ static int print_sock6(const void *p)
 	struct rds6_info_socket s;
 
 	memcpy(&s, p, sizeof(s));
-	if (v4mapped(&s.bound_addr))
+	if (!info_all_v6 && v4mapped(&s.bound_addr))
 		return 0;
 	printf("%39s %5u %39s %5u %10u %10u %10llu\n", A6(s.bound_addr),
 	       ntohs(s.bound_port), A6(s.connected_addr), ntohs(s.connected_port),
@@ -149,7 +152,7 @@ static int print_tcp6(const void *p)
 	struct rds6_info_tcp_socket t;
 
 	memcpy(&t, p, sizeof(t));
-	if (v4mapped(&t.local_addr))
+	if (!info_all_v6 && v4mapped(&t.local_addr))
 		return 0;
 	printf("%39s %5u %39s %5u %10llu %10llu %10u %10u %10u\n",
 	       A6(t.local_addr), ntohs(t.local_port), A6(t.peer_addr),
@@ -176,7 +179,7 @@ static int print_rdma6(const void *p)
 	struct rds6_info_rdma_connection c;
 
 	memcpy(&c, p, sizeof(c));
-	if (v4mapped(&c.src_addr))
+	if (!info_all_v6 && v4mapped(&c.src_addr))
 		return 0;
 	printf("%39s %39s %4u %3u %-39s %-39s %6u %6u %4u %8u %8u %8u\n",
 	       A6(c.src_addr), A6(c.dst_addr), c.tos, c.sl, gid_str(c.src_gid),
@@ -231,39 +234,39 @@ static void __attribute__((constructor)) make_headers(void)
 
 const struct info_table info_tables[] = {
 	{ 'c', RDS_INFO_COUNTERS, "Counters", NULL,
-	  sizeof(struct rds_info_counter), print_counter },
+	  sizeof(struct rds_info_counter), print_counter, false },
 	{ 'k', RDS_INFO_SOCKETS, "Sockets", hdr_sock,
-	  sizeof(struct rds_info_socket), print_sock },
+	  sizeof(struct rds_info_socket), print_sock, false },
 	{ 'k', RDS6_INFO_SOCKETS, "IPv6 sockets", hdr_sock6,
-	  sizeof(struct rds6_info_socket), print_sock6 },
+	  sizeof(struct rds6_info_socket), print_sock6, true },
 	{ 'n', RDS_INFO_CONNECTIONS, "Connections", hdr_conn,
-	  sizeof(struct rds_info_connection), print_conn },
+	  sizeof(struct rds_info_connection), print_conn, false },
 	{ 'n', RDS6_INFO_CONNECTIONS, "IPv6 connections", hdr_conn6,
-	  sizeof(struct rds6_info_connection), print_conn6 },
+	  sizeof(struct rds6_info_connection), print_conn6, true },
 	{ 'r', RDS_INFO_RECV_MESSAGES, "Receive queue", hdr_msg,
-	  sizeof(struct rds_info_message), print_msg },
+	  sizeof(struct rds_info_message), print_msg, false },
 	{ 'r', RDS6_INFO_RECV_MESSAGES, "IPv6 receive queue", hdr_msg6,
-	  sizeof(struct rds6_info_message), print_msg6 },
+	  sizeof(struct rds6_info_message), print_msg6, true },
 	{ 's', RDS_INFO_SEND_MESSAGES, "Send queue", hdr_msg,
-	  sizeof(struct rds_info_message), print_msg },
+	  sizeof(struct rds_info_message), print_msg, false },
 	{ 's', RDS6_INFO_SEND_MESSAGES, "IPv6 send queue", hdr_msg6,
-	  sizeof(struct rds6_info_message), print_msg6 },
+	  sizeof(struct rds6_info_message), print_msg6, true },
 	{ 't', RDS_INFO_RETRANS_MESSAGES, "Retransmit queue", hdr_msg,
-	  sizeof(struct rds_info_message), print_msg },
+	  sizeof(struct rds_info_message), print_msg, false },
 	{ 't', RDS6_INFO_RETRANS_MESSAGES, "IPv6 retransmit queue", hdr_msg6,
-	  sizeof(struct rds6_info_message), print_msg6 },
+	  sizeof(struct rds6_info_message), print_msg6, true },
 	{ 'T', RDS_INFO_TCP_SOCKETS, "TCP sockets", hdr_tcp,
-	  sizeof(struct rds_info_tcp_socket), print_tcp },
+	  sizeof(struct rds_info_tcp_socket), print_tcp, false },
 	{ 'T', RDS6_INFO_TCP_SOCKETS, "IPv6 TCP sockets", hdr_tcp6,
-	  sizeof(struct rds6_info_tcp_socket), print_tcp6 },
+	  sizeof(struct rds6_info_tcp_socket), print_tcp6, true },
 	{ 'I', RDS_INFO_IB_CONNECTIONS, "InfiniBand connections", hdr_rdma,
-	  sizeof(struct rds_info_rdma_connection), print_rdma },
+	  sizeof(struct rds_info_rdma_connection), print_rdma, false },
 	{ 'I', RDS6_INFO_IB_CONNECTIONS, "IPv6 InfiniBand connections", hdr_rdma6,
-	  sizeof(struct rds6_info_rdma_connection), print_rdma6 },
+	  sizeof(struct rds6_info_rdma_connection), print_rdma6, true },
 	{ 'W', RDS_INFO_IWARP_CONNECTIONS, "iWARP connections", hdr_rdma,
-	  sizeof(struct rds_info_rdma_connection), print_rdma },
+	  sizeof(struct rds_info_rdma_connection), print_rdma, false },
 	{ 'p', RDS6_INFO_CONN_PATHS, "Lanes (paths) and their history", hdr_paths,
 	  sizeof(struct rds_info_connection_paths) +
-	  RDS_INFO_PATHS_MAX * sizeof(struct rds_path_info), print_paths },
+	  RDS_INFO_PATHS_MAX * sizeof(struct rds_path_info), print_paths, false },
 };
 const size_t info_tables_nr = sizeof(info_tables) / sizeof(info_tables[0]);

@@ -3,6 +3,7 @@
 #ifndef RDS_INFO_TABLES_H
 #define RDS_INFO_TABLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct info_table {
@@ -14,7 +15,11 @@ struct info_table {
 	/* Print one record; returns 0 if it was skipped (e.g. a v4-mapped
 	 * entry in an IPv6 table, already shown by the IPv4 one). */
 	int		(*print)(const void *rec);
+	bool		v6;		/* RDS6_INFO_*, with an IPv4 twin */
 };
+
+/* -a: the IPv6 tables alone, IPv4 entries included (v4-mapped). */
+extern bool info_all_v6;
 
 /* The record size of the table being printed (paths.c reads its
  * extension only when the records are long enough to have it).
