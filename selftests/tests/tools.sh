@@ -9,10 +9,14 @@
 # against any other RDS they run and must pass.
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
+# shellcheck disable=SC2034 # netns_pair.sh's names
+NETNS_A=tools-a NETNS_B=tools-b
+. lib/netns_pair.sh
 REPO=$(cd .. && pwd)
 T=$REPO/tools
 WORK=$(mktemp -d /tmp/rds-tools-test.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"; [ -n "$NETNS_UP" ] && netns_pair_down' EXIT
+NETNS_UP=
 PORT=4600
 
 # usage_fails DESC TOOL ARGS...: exit status 2, a message naming the tool
@@ -122,6 +126,27 @@ stress_rdma_loop() {
 	fi
 }
 
+# --rdma-alignment 7: RDMA buffers 7 bytes past a page (rds-tools'
+# unaligned-RDMA test), told to the passive side too; verified on ours,
+# unsupported (exit 3) on Linux's loopback as plain -D.
+stress_rdma_unaligned() {
+	stress_split align -p $((PORT + 450)) --json -- -s 127.0.0.1 -p $((PORT + 450)) \
+		-D 5000 --rdma-alignment 7 -T 1 -v --json
+	if [ "$IMPL" != ours ]; then
+		[ "$SPLIT_ARC" = 3 ]
+		return
+	fi
+	[ "$SPLIT_ARC" = 0 ] || return 1
+	python3 - "$WORK/align" <<'PY'
+import json, sys
+for side in ("active", "passive"):
+    d = json.load(open(sys.argv[1] + "." + side))
+    print(side, d["status"], d["options"], d["average"], d["verify_errors"])
+    assert d["status"] == "ok" and d["options"]["rdma_alignment"] == 7, d
+    assert d["verify_errors"] == 0 and d["messages_rx"] > 0, d
+PY
+}
+
 ping_loop() {
 	local out
 	out=$(timeout 60 "$T/rds-ping" -c 3 -i 0.2 127.0.0.1) || { echo "$out"; return 1; }
@@ -153,6 +178,172 @@ ping_tos_on_loop() {
 	fi
 }
 
+# -a (rds-tools 2.3.4's): the IPv6 tables alone, IPv4 entries v4-mapped.
+info_all_v6() {
+	python3 - "$T/rds-info" <<'PY'
+import socket, subprocess, sys
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+s.bind(("127.0.0.1", 4778))
+out = subprocess.run([sys.argv[1], "-a", "-k"], capture_output=True, text=True).stdout
+print(out)
+rows = [l.split() for l in out.splitlines()]
+ok = any(r[:2] == ["::ffff:127.0.0.1", "4778"] for r in rows)
+sys.exit(0 if ok and "\nSockets:" not in out and "IPv6 sockets" in out else 1)
+PY
+}
+
+# Sockets rds-info -k lists bound to ADDRESS (its own one excluded).
+sockets_on() {
+	"$T/rds-info" -k | awk -v a="$1" '$1 == a && $2 != 0 { n++ } END { print n + 0 }'
+}
+
+# -n N: the pings take turns on N sockets, so N are bound while it runs,
+# and every ping is answered (with -i 0 up to N are in flight at once).
+ping_sockets() {
+	local n out pid base seen
+	base=$(sockets_on 127.0.0.1)
+	for n in 5 1; do
+		timeout 60 "$T/rds-ping" -n $n -c 12 -i 0.1 127.0.0.1 > "$WORK/ping-n$n" &
+		pid=$!
+		sleep 0.5
+		seen=$(sockets_on 127.0.0.1)
+		wait $pid || { cat "$WORK/ping-n$n"; return 1; }
+		echo "-n $n: $((seen - base)) sockets bound while running"
+		grep -q '^12 sent, 12 received' "$WORK/ping-n$n" || { cat "$WORK/ping-n$n"; return 1; }
+		[ $((seen - base)) = $n ] || return 1
+	done
+	out=$(timeout 60 "$T/rds-ping" -n 4 -i 0 -c 40 127.0.0.1) || { echo "$out"; return 1; }
+	[ "$(echo "$out" | grep -c '^ *[0-9]*: [0-9]* usec$')" = 40 ] || { echo "$out"; return 1; }
+}
+
+# stress_split NAME PASSIVE-ARGS -- ACTIVE-ARGS: like stress_pair, with
+# stdout and stderr of each side in $WORK/NAME.{passive,active}{,.err}
+# and the active side's exit status in SPLIT_ARC.
+stress_split() {
+	local name=$1 prc arc
+	shift
+	local pargs=()
+	while [ "$1" != -- ]; do pargs+=("$1"); shift; done
+	shift
+	timeout 60 "$T/rds-stress" "${pargs[@]}" > "$WORK/$name.passive" 2>"$WORK/$name.passive.err" &
+	local ppid=$!
+	timeout 60 "$T/rds-stress" "$@" > "$WORK/$name.active" 2>"$WORK/$name.active.err"
+	arc=$?
+	wait "$ppid"
+	prc=$?
+	SPLIT_ARC=$arc
+	echo "active exit $arc, passive exit $prc"
+	tail -n 5 "$WORK/$name.active.err" "$WORK/$name.passive.err"
+	[ "$arc" = 0 ] && [ "$prc" = 0 ]
+}
+
+# --show-outliers USEC: one "Found RTT = 0x..." line on stderr per ack
+# slower than USEC, as many as the JSON counts; none above 4000 s.
+stress_outliers() {
+	stress_split outl -p $((PORT + 600)) --json --show-outliers 4000000000 -- \
+		-s 127.0.0.1 -p $((PORT + 600)) -d 2 -T 1 --json --show-outliers 0 || return 1
+	python3 - "$WORK/outl" <<'PY'
+import json, re, sys
+w = sys.argv[1]
+for side, want_some in (("active", True), ("passive", False)):
+    d = json.load(open(w + "." + side))
+    lines = [l for l in open(w + "." + side + ".err") if l.startswith("Found RTT")]
+    assert all(re.fullmatch(r"Found RTT = 0x[0-9a-f]+\n", l) for l in lines), lines[:3]
+    print(side, "outliers", d.get("outliers"), "lines", len(lines))
+    assert d["outliers"] == len(lines), (d["outliers"], len(lines))
+    assert (len(lines) > 0) == want_some
+PY
+}
+
+# --connect-retries 0: a refused control connection fails at once (the
+# default retries for 10 s); 3: waits, a second apart, for a late passive.
+stress_connect_retries() {
+	local t0 rc
+	t0=$(date +%s)
+	timeout 60 "$T/rds-stress" -s 127.0.0.1 -p $((PORT + 700)) --connect-retries 0 -T 1 \
+		> /dev/null 2> "$WORK/retry0.err"
+	rc=$?
+	cat "$WORK/retry0.err"
+	[ "$rc" = 1 ] && [ $(($(date +%s) - t0)) -lt 5 ] &&
+		! grep -q retrying "$WORK/retry0.err" || return 1
+	(sleep 1.5; exec timeout 60 "$T/rds-stress" -p $((PORT + 700)) > "$WORK/retry3.passive" 2>&1) &
+	timeout 60 "$T/rds-stress" -s 127.0.0.1 -p $((PORT + 700)) --connect-retries 3 -T 1 -z \
+		> "$WORK/retry3.active" 2> "$WORK/retry3.err"
+	rc=$?
+	wait
+	cat "$WORK/retry3.active" "$WORK/retry3.err"
+	[ "$rc" = 0 ] && grep -q 'retrying (1 of 3)' "$WORK/retry3.err"
+}
+
+# --async: every request and ack goes with RDS_CMSG_ASYNC_SEND; each
+# side reports as many SUCCESS notifications as it sent messages. Linux's
+# RDS refuses the control message: the run says so and exits 3.
+stress_async() {
+	if [ "$IMPL" != ours ]; then
+		stress_split async -p $((PORT + 800)) -- \
+			-s 127.0.0.1 -p $((PORT + 800)) -T 2 --async
+		[ "$SPLIT_ARC" = 3 ] && grep -q RDS_CMSG_ASYNC_SEND "$WORK/async.active.err"
+		return
+	fi
+	stress_split async -p $((PORT + 800)) --json -- \
+		-s 127.0.0.1 -p $((PORT + 800)) -t 2 -d 4 -T 1 -v --async --json || return 1
+	python3 - "$WORK/async" <<'PY'
+import json, sys
+for side in ("active", "passive"):
+    d = json.load(open(sys.argv[1] + "." + side))
+    a = d["async"]
+    print(side, "messages_tx", d["messages_tx"], "async", a)
+    assert d["status"] == "ok" and d["options"]["async"], d
+    assert a["sent"] > 0 and a["sent"] == d["messages_tx"], a
+    assert a["success"] == a["sent"], a
+    assert a["canceled"] == a["dropped"] == a["other"] == 0, a
+PY
+}
+
+# Lane 0 of A's connection to B in rds-info -p: "RESETS REASON".
+lane0() {
+	netns_a "$T/rds-info" -p | awk -v p="$NETNS_B_IP" '$2 == p && $5 == 0 {
+		r = ""; for (i = 14; i <= NF; i++) r = r " " $i; print $10 r }'
+}
+
+# --reset: UEK's RDS_CONN_RESET from namespace A drops the RDS/TCP
+# connection to B (its lane counts a reset by "user reset"); it comes
+# back for the next ping. Without CAP_NET_ADMIN it is refused. Linux's
+# RDS takes option 8 for SO_RDS_TRANSPORT: not served, exit 3.
+stress_reset() {
+	local before after out rc
+	if [ "$IMPL" != ours ]; then
+		out=$("$T/rds-stress" --reset -s 127.0.0.1 2>&1)
+		rc=$?
+		echo "exit $rc: $out"
+		[ "$rc" = 3 ] && [[ "$out" == *"does not serve RDS_CONN_RESET"* ]]
+		return
+	fi
+	modprobe rds_tcp || return 1
+	netns_pair_up || return 1
+	NETNS_UP=1
+	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$NETNS_B_IP" || return 1
+	before=$(lane0)
+	echo "before: $before"
+	out=$(netns_a setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
+		"$T/rds-stress" --reset -r "$NETNS_A_IP" -s "$NETNS_B_IP" 2>&1)
+	echo "without CAP_NET_ADMIN: exit $?: $out"
+	[[ "$out" == *"needs CAP_NET_ADMIN"* ]] || return 1
+	[ "$(lane0)" = "$before" ] || { echo "the refused reset reset: $(lane0)"; return 1; }
+	out=$(netns_a "$T/rds-stress" --reset -r "$NETNS_A_IP" -s "$NETNS_B_IP" 2>&1) ||
+		{ echo "$out"; return 1; }
+	[ -z "$out" ] || { echo "--reset printed: $out"; return 1; }
+	for _ in $(seq 50); do
+		after=$(lane0)
+		[ "${after%% *}" -gt "${before%% *}" ] 2>/dev/null && break
+		sleep 0.1
+	done
+	echo "after: $after"
+	[ "${after%% *}" = $((${before%% *} + 1)) ] && [[ "$after" == *"user reset"* ]] ||
+		return 1
+	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$NETNS_B_IP"
+}
+
 info_all_tables() {
 	local out t
 	out=$(timeout 60 "$T/rds-info" -v) || { echo "$out"; return 1; }
@@ -178,7 +369,7 @@ sys.exit(0 if "127.0.0.1  4777" in out or " 4777 " in out else 1)
 PY
 }
 
-tap_plan 24
+tap_plan 39
 tap_check "rds-stress: request smaller than its header is refused" usage_fails "$T/rds-stress" -s 127.0.0.1 -q 10
 tap_check "rds-stress: test options on the passive side are refused" usage_fails "$T/rds-stress" -t 4
 tap_check "rds-stress: unknown option" usage_fails "$T/rds-stress" --no-such-option
@@ -189,6 +380,14 @@ tap_check "rds-stress: --rdma-* without -D" usage_fails "$T/rds-stress" -s 127.0
 tap_check "rds-ping: no destination" usage_fails "$T/rds-ping"
 tap_check "rds-ping: bad count" usage_fails "$T/rds-ping" -c -3 127.0.0.1
 tap_check "rds-ping: unresolvable address" usage_fails "$T/rds-ping" no-such-host.invalid
+tap_check "rds-ping: -n 0 sockets" usage_fails "$T/rds-ping" -n 0 127.0.0.1
+tap_check "rds-ping: -n 33 sockets (at most 32)" usage_fails "$T/rds-ping" -n 33 127.0.0.1
+tap_check "rds-stress: negative --show-outliers" usage_fails "$T/rds-stress" -s 127.0.0.1 --show-outliers -1
+tap_check "rds-stress: garbage --connect-retries" usage_fails "$T/rds-stress" -s 127.0.0.1 --connect-retries 3x
+tap_check "rds-stress: --reset without -s" usage_fails "$T/rds-stress" --reset
+tap_check "rds-stress: --rdma-use-once=2" usage_fails "$T/rds-stress" -s 127.0.0.1 -D 4096 --rdma-use-once=2
+tap_check "rds-stress: --async on the passive side" usage_fails "$T/rds-stress" --async
+tap_check "rds-stress: --rdma-alignment above a page" usage_fails "$T/rds-stress" -s 127.0.0.1 -D 4096 --rdma-alignment 4097
 tap_check "rds-info: unknown option" usage_fails "$T/rds-info" -x
 tap_check "rds-info: stray argument" usage_fails "$T/rds-info" -c extra
 
@@ -201,11 +400,22 @@ data_tests=(
 	"rds-stress: one-way, 3 tasks, summary only|stress_one_way_tos"
 	"rds-stress: --transport tcp -Q 1 between two local addresses|stress_transport_tcp"
 	"rds-stress: -D over loop (ours: verified RDMA; in-tree: unsupported, exit 3)|stress_rdma_loop"
+	"rds-stress: -D --rdma-alignment 7 over loop (ours: verified; in-tree: exit 3)|stress_rdma_unaligned"
 	"rds-ping: replies from 127.0.0.1|ping_loop"
 	"rds-ping: -I source address|ping_source"
 	"rds-ping: -Q on loop: works on ours, refused clearly on in-tree|ping_tos_on_loop"
 	"rds-info: -v prints every table|info_all_tables"
 	"rds-info: -k lists a bound socket|info_sees_socket"
+	"rds-info: -a lists an IPv4 socket v4-mapped in the IPv6 table alone|info_all_v6"
+	"rds-ping: -n 5 and -n 1 bind that many sockets, all answered|ping_sockets"
+	"rds-stress: --show-outliers reports each slow ack, as counted|stress_outliers"
+	"rds-stress: --connect-retries 0 fails at once, 3 waits for the passive|stress_connect_retries"
+)
+# UEK's numbers (<linux/rds_uek.h>): ours serves them, Linux's does not
+# (the tool must say so, exit 3).
+uek_tests=(
+	"rds-stress: --async: one SUCCESS per message sent, both sides (in-tree: exit 3)|stress_async"
+	"rds-stress: --reset resets the RDS/TCP lanes (user reset), needs CAP_NET_ADMIN (in-tree: exit 3)|stress_reset"
 )
 if [ -n "$why" ] && [ "$IMPL" = ours ]; then
 	for t in "${data_tests[@]}"; do
@@ -216,6 +426,13 @@ else
 		tap_check "${t%%|*}" "${t##*|}"
 	done
 fi
+for t in "${uek_tests[@]}"; do
+	if [ -n "$why" ] && [ "$IMPL" = ours ]; then
+		tap_skip "${t%%|*}" "our rds.ko has no data path yet (bind: $why)"
+	else
+		tap_check "${t%%|*}" "${t##*|}"
+	fi
+done
 # An RDS that cannot bind: rds-stress says so and exits 3, no numbers.
 stress_reports_no_data_path() {
 	local rc
