@@ -300,18 +300,40 @@ for side in ("active", "passive"):
 PY
 }
 
-# Lane 0 of A's connection to B in rds-info -p: "RESETS REASON".
+# Lane 0 of A's connection to PEER in rds-info -p: "RESETS REASON".
 lane0() {
-	netns_a "$T/rds-info" -p | awk -v p="$NETNS_B_IP" '$2 == p && $5 == 0 {
+	netns_a "$T/rds-info" -p | awk -v p="$1" '$2 == p && $5 == 0 {
 		r = ""; for (i = 14; i <= NF; i++) r = r " " $i; print $10 r }'
 }
 
-# --reset: UEK's RDS_CONN_RESET from namespace A drops the RDS/TCP
-# connection to B (its lane counts a reset by "user reset"); it comes
-# back for the next ping. Without CAP_NET_ADMIN it is refused. Linux's
-# RDS takes option 8 for SO_RDS_TRANSPORT: not served, exit 3.
+# reset_case A-ADDR B-ADDR: with a connection up, --reset -r A -s B is
+# silent, adds one reset with reason "user reset" to its lane 0, and the
+# connection comes back for the next ping.
+reset_case() {
+	local a=$1 b=$2 before after out
+	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$b" || return 1
+	before=$(lane0 "$b")
+	echo "$b before: $before"
+	out=$(netns_a "$T/rds-stress" --reset -r "$a" -s "$b" 2>&1) ||
+		{ echo "$out"; return 1; }
+	[ -z "$out" ] || { echo "--reset printed: $out"; return 1; }
+	for _ in $(seq 50); do
+		after=$(lane0 "$b")
+		[ "${after%% *}" -gt "${before%% *}" ] 2>/dev/null && break
+		sleep 0.1
+	done
+	echo "$b after: $after"
+	[ "${after%% *}" = $((${before%% *} + 1)) ] && [[ "$after" == *"user reset"* ]] ||
+		return 1
+	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$b"
+}
+
+# --reset: UEK's RDS_CONN_RESET (IPv4) and RDS6_CONN_RESET (IPv6) from
+# namespace A drop the RDS/TCP connection to B (reset_case). Without
+# CAP_NET_ADMIN it is refused and nothing changes. Linux's RDS takes
+# option 8 for SO_RDS_TRANSPORT: not served, exit 3.
 stress_reset() {
-	local before after out rc
+	local before out rc
 	if [ "$IMPL" != ours ]; then
 		out=$("$T/rds-stress" --reset -s 127.0.0.1 2>&1)
 		rc=$?
@@ -323,25 +345,14 @@ stress_reset() {
 	netns_pair_up || return 1
 	NETNS_UP=1
 	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$NETNS_B_IP" || return 1
-	before=$(lane0)
-	echo "before: $before"
+	before=$(lane0 "$NETNS_B_IP")
 	out=$(netns_a setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
 		"$T/rds-stress" --reset -r "$NETNS_A_IP" -s "$NETNS_B_IP" 2>&1)
 	echo "without CAP_NET_ADMIN: exit $?: $out"
 	[[ "$out" == *"needs CAP_NET_ADMIN"* ]] || return 1
-	[ "$(lane0)" = "$before" ] || { echo "the refused reset reset: $(lane0)"; return 1; }
-	out=$(netns_a "$T/rds-stress" --reset -r "$NETNS_A_IP" -s "$NETNS_B_IP" 2>&1) ||
-		{ echo "$out"; return 1; }
-	[ -z "$out" ] || { echo "--reset printed: $out"; return 1; }
-	for _ in $(seq 50); do
-		after=$(lane0)
-		[ "${after%% *}" -gt "${before%% *}" ] 2>/dev/null && break
-		sleep 0.1
-	done
-	echo "after: $after"
-	[ "${after%% *}" = $((${before%% *} + 1)) ] && [[ "$after" == *"user reset"* ]] ||
-		return 1
-	netns_a timeout 30 "$T/rds-ping" -c 1 -W 10 "$NETNS_B_IP"
+	[ "$(lane0 "$NETNS_B_IP")" = "$before" ] ||
+		{ echo "the refused reset reset: $(lane0 "$NETNS_B_IP")"; return 1; }
+	reset_case "$NETNS_A_IP" "$NETNS_B_IP" && reset_case "$NETNS_A_IP6" "$NETNS_B_IP6"
 }
 
 info_all_tables() {
@@ -415,7 +426,7 @@ data_tests=(
 # (the tool must say so, exit 3).
 uek_tests=(
 	"rds-stress: --async: one SUCCESS per message sent, both sides (in-tree: exit 3)|stress_async"
-	"rds-stress: --reset resets the RDS/TCP lanes (user reset), needs CAP_NET_ADMIN (in-tree: exit 3)|stress_reset"
+	"rds-stress: --reset resets RDS/TCP lanes over IPv4 and IPv6 (user reset), needs CAP_NET_ADMIN (in-tree: exit 3)|stress_reset"
 )
 if [ -n "$why" ] && [ "$IMPL" = ours ]; then
 	for t in "${data_tests[@]}"; do
