@@ -22,9 +22,13 @@
 #include "lib/sock.h"
 #include "lib/util.h"
 
-/* -n: sockets the pings take turns on (rds-tools' range and default). */
+/*
+ * -n: sockets the pings take turns on (rds-tools' range). One by
+ * default, where rds-tools opens 8: pings from several ports spread over
+ * RDS/TCP's lanes (the lane is a hash of the port), and the tests that
+ * watch one lane ping with one socket.
+ */
 #define PING_SOCKETS_MAX	32
-#define PING_SOCKETS_DEFAULT	8
 
 static volatile sig_atomic_t interrupted;
 
@@ -42,15 +46,15 @@ static void usage(FILE *f)
 		"  -c COUNT      stop after COUNT pings (default: until interrupted)\n"
 		"  -i SECONDS    wait between pings (default 1, fractions allowed)\n"
 		"  -I ADDRESS    local (source) address to bind\n"
-		"  -n SOCKETS    sockets the pings take turns on, 1-%d (default %d,\n"
-		"                or COUNT if smaller); a socket sends its next ping\n"
-		"                only once its last was answered or timed out\n"
+		"  -n SOCKETS    sockets the pings take turns on, 1-%d (default 1);\n"
+		"                a socket sends its next ping only once its last\n"
+		"                was answered or timed out\n"
 		"  -Q TOS        type of service for the connection (0-255)\n"
 		"  -W SECONDS    how long to wait for each reply (default: max(1, -i))\n"
 		"  --transport tcp|ib|iwarp   force an RDS transport (SO_RDS_TRANSPORT)\n"
 		"  -h, --help    this text\n"
 		"Exit status: 0 if every ping was answered, 1 if some were not, 2 on a\n"
-		"command-line error.\n", progname, PING_SOCKETS_MAX, PING_SOCKETS_DEFAULT);
+		"command-line error.\n", progname, PING_SOCKETS_MAX);
 }
 
 /* One socket of -n: its ping in flight, if any. */
@@ -148,7 +152,7 @@ int main(int argc, char **argv)
 	struct pollfd pfd[PING_SOCKETS_MAX];
 	double interval = 1.0;
 	uint64_t count = 0, sent = 0, next_send;
-	unsigned int nsock = 0, next = 0, i, busy;
+	unsigned int nsock = 1, next = 0, i, busy;
 	int have_src = 0, opt, rc;
 	char a[RDS_EP_STRLEN], b[RDS_EP_STRLEN];
 
@@ -177,8 +181,6 @@ int main(int argc, char **argv)
 	rds_ep_parse_opt(&p.dst, "destination", argv[optind]);
 	if (p.wait < 0)
 		p.wait = interval > 1 ? interval : 1;
-	if (!nsock)
-		nsock = count && count < PING_SOCKETS_DEFAULT ? count : PING_SOCKETS_DEFAULT;
 	if (have_src && rds_ep_family(&p.src) != rds_ep_family(&p.dst))
 		usage_error("-I %s and %s are of different address families",
 			    rds_ep_addr_str(&p.src, a), rds_ep_addr_str(&p.dst, b));
