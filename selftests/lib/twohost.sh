@@ -91,10 +91,14 @@ ping_when_ready() {	# ADDRESS: after host b is up
 # retransmit queue (and fail run.sh's live-object check) until more
 # traffic came. Our receiver acks such a tail by itself. So a host that
 # runs ours pings its peer once more on each connection when the peer
-# has nothing more to send: the pongs carry the acks.
+# has nothing more to send: the pongs carry the acks. The short variants
+# send nothing over IPv6: there is no IPv6 tail, and a ping would be that
+# family's first contact, not an ack.
 tail_ping() {
 	[ "${RDS_IMPL:-}" = ours ] || { echo "not ours: nothing to do"; return 0; }
-	rds_ping_all "" 1 "$RDS_WIRE_PEER" && rds_ping_all "" 1 "$RDS_WIRE_PEER6"
+	rds_ping_all "" 1 "$RDS_WIRE_PEER" || return 1
+	[ "${RDS_WIRE_SHORT:-0}" = 1 ] && return 0
+	rds_ping_all "" 1 "$RDS_WIRE_PEER6"
 }
 
 # rdma_conn TRANSPORT OPTION PEER: rds-info -n has the connection to PEER
