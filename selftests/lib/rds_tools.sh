@@ -186,6 +186,19 @@ rds_stress_run() {
 # RDS_STRESS_SUMMARY, if set, is a file collecting the active sides'
 # counts (rds_stress_ok), for the tests to print as TAP comments.
 
+# rds_session_port: a port no earlier session of the test took, from
+# $PORT up in steps of 100 (remembered in $RDS_TOOLS_WORK). tap_check
+# runs its command in a subshell, which forgets PORT=$((PORT + 100)): a
+# session on the last one's ports receives what that one left unacked,
+# retransmitted after a reset (RDMA cookies of a process gone included),
+# and takes it for its own stream out of order.
+rds_session_port() {
+	local f=$RDS_TOOLS_WORK/.session_port p
+	p=$(cat "$f" 2>/dev/null) || p=$PORT
+	echo $((p + 100)) > "$f"
+	echo "$p"
+}
+
 # rds_stress_pair PREFIX-P PREFIX-A NAME PORT PASSIVE-ADDR ACTIVE-ADDR ARGS...:
 # a whole session in one machine (the netns pair); both sides must pass.
 rds_stress_pair() {

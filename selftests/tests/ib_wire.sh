@@ -105,11 +105,10 @@ both_rings() {
 }
 
 stress_v() {	# LOCAL PEER: rds-stress -v, 2 tasks, 64 KiB
-	rds_stress_pair "" "" "stress$PORT" "$PORT" "$2" "$1" \
+	local port
+	port=$(rds_session_port)
+	rds_stress_pair "" "" "stress$port" "$port" "$2" "$1" \
 		-t 2 -d 4 -q 65536 -T 3 -z
-	local rc=$?
-	PORT=$((PORT + 100))
-	return $rc
 }
 
 # 8 KiB requests, 4 tasks 16 deep: explicit acks go out between the
@@ -118,11 +117,9 @@ stress_v() {	# LOCAL PEER: rds-stress -v, 2 tasks, 64 KiB
 # 2 s until the receiver took an ack anywhere, as Linux does).
 # ib_stress NAME LOCAL PEER OPTS...: one rds-stress pair on a port of its own.
 ib_stress() {
-	local name=$1 rc
-	rds_stress_pair "" "" "$name$PORT" "$PORT" "$3" "$2" "${@:4}"
-	rc=$?
-	PORT=$((PORT + 100))
-	return $rc
+	local name=$1 port
+	port=$(rds_session_port)
+	rds_stress_pair "" "" "$name$port" "$port" "$3" "$2" "${@:4}"
 }
 
 steady_stress() {	# LOCAL PEER

@@ -52,12 +52,10 @@ conn() {
 # stress LOCAL PEER MODE OPTS...: a verified rds-stress session with
 # 64 KiB of RDMA per request, on a port of its own.
 stress() {
-	local rc
-	rds_stress_pair "" "" "rdma$PORT" "$PORT" "$2" "$1" \
+	local port
+	port=$(rds_session_port)
+	rds_stress_pair "" "" "rdma$port" "$port" "$2" "$1" \
 		-t 2 -d 4 -q 1024 -D 65536 -M "$3" -T 2 -z "${@:4}"
-	rc=$?
-	PORT=$((PORT + 100))
-	return $rc
 }
 
 tap_plan $PLAN
