@@ -444,6 +444,8 @@ static int recv_one(struct task *t)
 			continue;
 		switch (c->cmsg_type) {
 		case RDS_CMSG_RDMA_DEST:
+			if (c->cmsg_len < CMSG_LEN(sizeof(cookie)))
+				break;
 			memcpy(&cookie, CMSG_DATA(c), sizeof(cookie));
 			break;
 		case RDS_CMSG_CONG_UPDATE:
@@ -453,6 +455,9 @@ static int recv_one(struct task *t)
 		case RDS_CMSG_RDMA_STATUS: {
 			struct rds_rdma_notify nt;
 
+			/* A cut-short one (MSG_CTRUNC) is not read past. */
+			if (c->cmsg_len < CMSG_LEN(sizeof(nt)))
+				break;
 			memcpy(&nt, CMSG_DATA(c), sizeof(nt));
 			if (nt.user_token & ASYNC_TOKEN)
 				async_done(t, &nt);
