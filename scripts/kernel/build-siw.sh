@@ -4,16 +4,19 @@
 # Debian's kernels ship no siw (soft iWARP): build it out of tree from the
 # linux-source package, once per kernel release, into the cache. For a
 # kernel of another release (RDS_ROOT, see lib.sh) the package and the
-# build are those of its root.
+# build are those of its root. It carries the fix in siw-fix.sh; the cache
+# key hashes it, so a changed fix builds a new module.
 # Prints the path of siw.ko.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/siw-fix.sh"
 
 rds_kernel_env
 root=${RDS_ROOT:-}
 kdir=$(rds_kdir)
 kver=$(rds_kver)
-out="$CACHE/siw/$kver"
+fix=$(declare -f siw_fix_data_ready | sha1sum | cut -c1-8)
+out="$CACHE/siw/$kver-$fix"
 
 if [ -f "$out/siw.ko" ]; then
 	echo "$out/siw.ko"
@@ -31,6 +34,7 @@ trap 'rm -rf "$work"' EXIT
 tar -C "$work" -xJf "$tarball" --wildcards \
 	"linux-source-$series/drivers/infiniband/sw/siw/*" >&2
 src="$work/linux-source-$series/drivers/infiniband/sw/siw"
+siw_fix_data_ready "$src/siw_cm.c"
 run=()
 [ -n "$root" ] && run=("$REPO/scripts/kernel/in-root.sh" "$root")
 (cd "$work" && "${run[@]}" make -s -C "$kdir" M="$src" CONFIG_RDMA_SIW=m modules) >&2

@@ -17,6 +17,7 @@
 # output goes to <dir>.log.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/siw-fix.sh"
 
 fragment=$REPO/scripts/kernel/debug-kernel.config
 series=6.1
@@ -37,12 +38,15 @@ srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null ||
 # rxe_qp_do_cleanup(), a driver bug that later kernels fixed. Skip the
 # timers that were never set up, as they do; our error path (an
 # rdma_create_qp() failure) is still exercised.
+#
+# siw gets the fix we carry for it (siw-fix.sh).
 tree_patch() {
 	sed -i '/^config FAULT_INJECTION_STACKTRACE_FILTER$/,/^config /{/^\tdepends on !X86_64$/d}' \
 		lib/Kconfig.debug
 	sed -i '/^static void rxe_qp_do_cleanup(/,/^}/s/if (qp_type(qp) == IB_QPT_RC) {/if (qp_type(qp) == IB_QPT_RC \&\& qp->retrans_timer.function) {/' \
 		drivers/infiniband/sw/rxe/rxe_qp.c
 	grep -q 'IB_QPT_RC && qp->retrans_timer.function' drivers/infiniband/sw/rxe/rxe_qp.c
+	siw_fix_data_ready drivers/infiniband/sw/siw/siw_cm.c
 }
 
 build() {
@@ -80,7 +84,7 @@ if [ "${1:-}" = --build ]; then
 	exit 0
 fi
 
-key=$( { cat "$fragment"; echo "$srcver"; declare -f tree_patch; } | sha1sum | cut -c1-12)
+key=$( { cat "$fragment"; echo "$srcver"; declare -f tree_patch siw_fix_data_ready; } | sha1sum | cut -c1-12)
 dir=$CACHE/debug-kernel/$key
 
 if [ -f "$dir/done" ]; then
