@@ -130,6 +130,22 @@ def counter(name):
     return -1
 
 
+def show_state(why):
+    """This host's connections and paths (rds-info -n, -p), for the log:
+    what a scenario that came up short left behind."""
+    tools = os.environ.get("RDS_TOOLS", "")
+    exe = os.path.join(tools, "rds-info") if tools else "rds-info"
+    for opt in ("-n", "-p"):
+        try:
+            out = subprocess.run([exe, opt], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=20).stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            out = str(e)
+        for line in out.splitlines():
+            print("state (%s) rds-info %s: %s" % (why, opt, line), flush=True)
+
+
 def recv_until(s, n, secs, want=None):
     """Receive up to n messages within secs; count those starting with want."""
     got, end = 0, time.monotonic() + secs
@@ -405,6 +421,7 @@ def sndbuf_a(death):
     mark("dead", filled + dead_ok)
     wait("c", "counted", 180)
     result(revived_secs="%.1f" % (time.monotonic() - t_up))
+    show_state("c counted")
     mark("done")
 
 
@@ -463,6 +480,8 @@ def sndbuf_c(death):
             r.recv(MIB)
             got += 1
     result(dead_received=got)
+    if got < read_count("dead"):
+        show_state("short")
     mark("counted")
     wait("a", "done", 300)
 
