@@ -44,6 +44,10 @@
 #               default with RDS_IMPL=ours "ours:ours", none with --short,
 #               which instead runs twonic_tcp's short variant in its
 #               first-contact boot (given --nics 2 for it: about 35 s)
+#   WIRE_NETNS  1 (default) runs the netns-pair boot, 0 leaves it out
+#               (make check's wire round: its guest suite's
+#               tcp_lossy_wire pings and runs verified rds-stress sessions
+#               over the same kind of netns pair)
 #   THREE_PAIRS three-host boots A:B:C (scripts/vm/vmN.sh --hosts 3
 #               --rdma; selftests/hosts/three_hog.sh and three_sndbuf.sh,
 #               issue 25's items 3 and 4: c dies while a and b talk, over
@@ -238,7 +242,7 @@ if [ "$SHORT" = 0 ]; then
 fi
 
 echo "# module set $IMPL; pairs ${PAIRS[*]}; IB pairs ${IB_PAIRS[*]:-none}; iWARP pairs ${IW_PAIRS[*]:-none}; first-contact pairs ${FC_PAIRS-default}; sessions of $SECS s$([ "$SHORT" = 1 ] && echo ', short')"
-netns_boot
+[ "${WIRE_NETNS:-1}" = 1 ] && netns_boot
 for pair in "${PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours|intree:intree) twohost_boot "$pair" ;;

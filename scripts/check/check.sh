@@ -371,8 +371,9 @@ if [ "$MODE" = normal ] && [ "$INTREE" = 1 ]; then
 	result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
 		"$intree_log"
 fi
-# RDS/TCP between two hosts on our modules (check-wire.sh --short: a netns
-# pair, then two guests on one wire): interop with Linux's in-tree RDS both
+# RDS/TCP between two hosts on our modules (check-wire.sh --short without
+# its netns pair, which the guest suite's tcp_lossy_wire covers: two
+# guests on one wire): interop with Linux's in-tree RDS both
 # ways (on another kernel's root, with that kernel's rds_tcp: 6.12's
 # differs from 6.1's). RDS_CHECK_WIRE=0 leaves it out; RDS_CHECK_WIRE_PAIRS
 # sets the two-host TCP pairs, RDS_CHECK_WIRE_IB_PAIRS two-host IB ones
@@ -384,7 +385,7 @@ wire_round() {
 	local log=$RESULTS/wire.log rc
 	phase "wire round (check-wire --short)"
 	[ "$DRY" = 1 ] && { dry_boot 0 check-wire.sh --short; return; }
-	RDS_IMPL=ours RESULTS=$RESULTS/wire \
+	RDS_IMPL=ours RESULTS=$RESULTS/wire WIRE_NETNS=0 \
 	WIRE_PAIRS=${RDS_CHECK_WIRE_PAIRS:-ours:intree intree:ours} \
 	IB_PAIRS=${RDS_CHECK_WIRE_IB_PAIRS:-} \
 	IW_PAIRS=${RDS_CHECK_WIRE_IW_PAIRS-ours:ours} \
