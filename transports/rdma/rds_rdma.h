@@ -50,6 +50,11 @@
  */
 #define RDS_RDMA_PEER_FIRST_MS	1000
 
+/* Transport retries a connection we request asks for (both ends use
+ * the requester's count): the most that is still a count everywhere.
+ */
+#define RDS_RDMA_RETRY_COUNT	6
+
 /* RDMA operations of one connection in flight, and the work requests
  * they may use between them (rdma_rw splits a vector into several).
  */

@@ -166,7 +166,13 @@ static void rds_rdma_cm_param(struct rds_connection *conn,
 	p->private_data = cd;
 	p->responder_resources = responder_resources;
 	p->initiator_depth = initiator_depth;
-	p->retry_count = 7;
+	/* Six transport retries of the CM's ack timeout (~2 s on RoCE),
+	 * then the queue pair fails and the core reconnects. Not 7: rxe
+	 * takes 7 as "for ever" (the spec does so only for RNR), and a
+	 * peer that lost its queue pair (its port went down) would hold
+	 * our connection, and every message on it, up for good.
+	 */
+	p->retry_count = RDS_RDMA_RETRY_COUNT;
 	p->rnr_retry_count = 7;	/* infinite: a full receiver holds us */
 }
 
