@@ -131,11 +131,11 @@ def counter(name):
 
 
 def show_state(why):
-    """This host's connections and paths (rds-info -n, -p), for the log:
-    what a scenario that came up short left behind."""
+    """This host's connections, paths, queues, counters (rds-info) and QPs,
+    for the log: what a scenario that came up short left behind."""
     tools = os.environ.get("RDS_TOOLS", "")
     exe = os.path.join(tools, "rds-info") if tools else "rds-info"
-    for opt in ("-n", "-p"):
+    for opt in ("-n", "-p", "-s", "-t", "-I", "-c"):
         try:
             out = subprocess.run([exe, opt], stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True,
@@ -144,6 +144,15 @@ def show_state(why):
             out = str(e)
         for line in out.splitlines():
             print("state (%s) rds-info %s: %s" % (why, opt, line), flush=True)
+    # The queue pairs' states (RTS or ERR) and their peers' numbers.
+    try:
+        out = subprocess.run(["rdma", "res", "show", "qp"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True,
+                             timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        out = str(e)
+    for line in out.splitlines():
+        print("state (%s) rdma res show qp: %s" % (why, line), flush=True)
 
 
 def recv_until(s, n, secs, want=None):
@@ -421,7 +430,9 @@ def sndbuf_a(death):
     mark("dead", filled + dead_ok)
     wait("c", "counted", 180)
     result(revived_secs="%.1f" % (time.monotonic() - t_up))
-    show_state("c counted")
+    with open(os.path.join(WDIR, "c.%s.counted" % TAG)) as fh:
+        if int(fh.read()) < filled + dead_ok:
+            show_state("c short")
     mark("done")
 
 
@@ -482,7 +493,7 @@ def sndbuf_c(death):
     result(dead_received=got)
     if got < read_count("dead"):
         show_state("short")
-    mark("counted")
+    mark("counted", got)
     wait("a", "done", 300)
 
 
