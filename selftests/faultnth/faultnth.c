@@ -42,6 +42,12 @@
 #include "../lib/rds_harden.h"
 
 #define PG 4096
+/* How long a message or notification may take to arrive, in setups and
+ * in the checks after a call. Only a hang should fail them: on the debug
+ * kernel a kmemleak scan or a KASAN-slowed worker can hold a delivery
+ * for seconds, and the run's alarm (60 s) still bounds it.
+ */
+#define DELIVERY_MS 15000
 
 /* Everything a run's setup prepares and its call and check use. */
 struct ctx {
@@ -185,7 +191,7 @@ static int ping(int from, int to, const struct rds_addr *toa)
 	}
 	if (r != 4)
 		return NOT_USABLE("ping sendto: %s", strerror(errno));
-	if (!rds_wait_readable(to, 3000))
+	if (!rds_wait_readable(to, DELIVERY_MS))
 		return NOT_USABLE("ping not delivered");
 	for (tries = 0; tries < 100; tries++) {
 		r = recv(to, buf, sizeof(buf), MSG_DONTWAIT);
@@ -307,7 +313,7 @@ static int connected_usable(struct ctx *c)
 	if (send(c->s, "c", 1, 0) != 1)
 		return NOT_USABLE("send on the connected socket: %s",
 				  strerror(errno));
-	if (!rds_wait_readable(c->t, 3000) ||
+	if (!rds_wait_readable(c->t, DELIVERY_MS) ||
 	    recv(c->t, buf, sizeof(buf), MSG_DONTWAIT) != 1)
 		return NOT_USABLE("connected send not delivered");
 	return pair_usable(c);
@@ -491,7 +497,7 @@ static void queued(struct ctx *c)
 	pair_setup(c);
 	c->buf = rds_pages(16);
 	rds_send(c->s, &c->ta, c->buf, 3 * PG, 0);
-	if (!rds_wait_readable(c->t, 3000))
+	if (!rds_wait_readable(c->t, DELIVERY_MS))
 		RDS_FAIL("setup message not delivered");
 }
 
@@ -501,7 +507,7 @@ static void queued_ts(struct ctx *c)
 	c->buf = rds_pages(16);
 	rds_set_int(c->t, SOL_SOCKET, SO_TIMESTAMP, 1);
 	rds_send(c->s, &c->ta, c->buf, 100, 0);
-	if (!rds_wait_readable(c->t, 3000))
+	if (!rds_wait_readable(c->t, DELIVERY_MS))
 		RDS_FAIL("setup message not delivered");
 }
 
@@ -516,7 +522,7 @@ static void queued_lat(struct ctx *c)
 		       sizeof(tr)))
 		RDS_FAIL("SO_RDS_MSG_RXPATH_LATENCY: %s", strerror(errno));
 	rds_send(c->s, &c->ta, c->buf, 100, 0);
-	if (!rds_wait_readable(c->t, 3000))
+	if (!rds_wait_readable(c->t, DELIVERY_MS))
 		RDS_FAIL("setup message not delivered");
 }
 
@@ -526,7 +532,7 @@ static void queued_notify(struct ctx *c)
 	rdma_setup(c);
 	if (call_rdma_write(c) < 0)
 		RDS_FAIL("RDMA: %s", strerror(errno));
-	if (!rds_wait_readable(c->s, 3000))
+	if (!rds_wait_readable(c->s, DELIVERY_MS))
 		RDS_FAIL("no RDMA notification");
 }
 
