@@ -114,14 +114,24 @@ def sock(port=0, rcvbuf=0, sndbuf=0):
     return s
 
 
+def run_out(cmd, stderr=subprocess.DEVNULL):
+    """A command's output (with its errors if stderr is STDOUT); raises
+    OSError or TimeoutExpired."""
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=stderr,
+                          text=True, timeout=20).stdout
+
+
+def rds_info():
+    """Our rds-info (RDS_TOOLS, else on PATH)."""
+    tools = os.environ.get("RDS_TOOLS", "")
+    return os.path.join(tools, "rds-info") if tools else "rds-info"
+
+
 def counter(name):
     """One of our core's counters (rds-info -c), or -1 (Linux's RDS)."""
-    tools = os.environ.get("RDS_TOOLS", "")
-    exe = os.path.join(tools, "rds-info") if tools else "rds-info"
     try:
-        out = subprocess.run([exe, "-c"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True).stdout
-    except OSError:
+        out = run_out([rds_info(), "-c"])
+    except (OSError, subprocess.TimeoutExpired):
         return -1
     for line in out.splitlines():
         f = line.split()
@@ -133,26 +143,17 @@ def counter(name):
 def show_state(why):
     """This host's connections, paths, queues, counters (rds-info) and QPs,
     for the log: what a scenario that came up short left behind."""
-    tools = os.environ.get("RDS_TOOLS", "")
-    exe = os.path.join(tools, "rds-info") if tools else "rds-info"
-    for opt in ("-n", "-p", "-s", "-t", "-I", "-c"):
+    # The last: the queue pairs' states (RTS or ERR) and peers' numbers.
+    cmds = [[rds_info(), opt] for opt in ("-n", "-p", "-s", "-t", "-I", "-c")]
+    cmds.append(["rdma", "res", "show", "qp"])
+    for cmd in cmds:
         try:
-            out = subprocess.run([exe, opt], stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True,
-                                 timeout=20).stdout
+            out = run_out(cmd, subprocess.STDOUT)
         except (OSError, subprocess.TimeoutExpired) as e:
             out = str(e)
+        name = " ".join([os.path.basename(cmd[0])] + cmd[1:])
         for line in out.splitlines():
-            print("state (%s) rds-info %s: %s" % (why, opt, line), flush=True)
-    # The queue pairs' states (RTS or ERR) and their peers' numbers.
-    try:
-        out = subprocess.run(["rdma", "res", "show", "qp"], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True,
-                             timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired) as e:
-        out = str(e)
-    for line in out.splitlines():
-        print("state (%s) rdma res show qp: %s" % (why, line), flush=True)
+            print("state (%s) %s: %s" % (why, name, line), flush=True)
 
 
 def recv_until(s, n, secs, want=None):
