@@ -57,8 +57,10 @@ session_fail(struct session *s, int code, const char *msg)
 		json_print(&s->o, s->role, NULL, NULL,
 			   code == EXIT_UNSUPPORTED ? "unsupported" : "error", msg);
 	fprintf(stderr, "%s: %s\n", progname, msg);
-	if (s->sh)
+	if (s->sh) {
 		s->sh->stop = 1;
+		s->sh->quit = 1;
+	}
 	if (s->pids) {
 		unsigned int i;
 
@@ -199,6 +201,71 @@ static int wait_tick(int ctl, uint64_t deadline)
 	}
 }
 
+/* How long the parent waits for its tasks to wind down (theirs is
+ * WIND_DOWN_NS, 2 s), and then for the peer to say it wound down too,
+ * unless the peer sends nothing for PEER_QUIET_NS: it has no request
+ * left for us to answer, or it is gone.
+ */
+#define TASKS_DRAIN_NS	(3ull * 1000000000ull)
+#define PEER_DRAIN_NS	(5ull * 1000000000ull)
+#define PEER_QUIET_NS	(300ull * 1000000ull)
+
+static int tasks_drained(const struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->o.tasks; i++) {
+		const struct task_stats *t = &s->sh->task[i];
+
+		if (!__atomic_load_n(&t->drained, __ATOMIC_ACQUIRE) &&
+		    t->state != TASK_FAILED)
+			return 0;
+	}
+	return 1;
+}
+
+/* Nothing came from the peer for PEER_QUIET_NS since @since. */
+static int peer_quiet(const struct session *s, uint64_t since, uint64_t now)
+{
+	uint64_t last = since;
+	unsigned int i;
+
+	for (i = 0; i < s->o.tasks; i++)
+		if (s->sh->task[i].last_rx_ns > last)
+			last = s->sh->task[i].last_rx_ns;
+	return now - last > PEER_QUIET_NS;
+}
+
+/*
+ * End the run without leaving the peer's RDMA aimed at regions that go
+ * with our tasks (on RDS/IB that fails the peer's work request and drops
+ * the connection every other user shares): our tasks stop requesting
+ * and wait for the acks of what they asked; then the half-closed control
+ * connection tells the peer, and our tasks keep answering its requests
+ * until it has wound down too (it closes or half-closes its end). An
+ * older peer simply closes: the same signal.
+ */
+static void wind_down(struct session *s, int peer_gone)
+{
+	uint64_t deadline = now_ns() + TASKS_DRAIN_NS, shut, now;
+	char c;
+
+	s->sh->stop = 1;
+	while (!tasks_drained(s) && now_ns() < deadline)
+		usleep(1000);
+	shutdown(s->ctl, SHUT_WR);
+	shut = now_ns();
+	deadline = shut + PEER_DRAIN_NS;
+	for (now = shut; !peer_gone && now < deadline && !peer_quiet(s, shut, now);
+	     now = now_ns()) {
+		struct pollfd pfd = { .fd = s->ctl, .events = POLLIN };
+
+		if (poll(&pfd, 1, 20) > 0 && recv(s->ctl, &c, 1, MSG_DONTWAIT) <= 0)
+			peer_gone = 1;
+	}
+	s->sh->quit = 1;
+}
+
 /* -1 if a task failed (its reason in @msg), -2 if because this RDS
  * lacks what the test needs (e.g. --async on Linux's), else 0.
  */
@@ -326,7 +393,7 @@ int main(int argc, char **argv)
 	totals_snap(&cur, s.sh, s.o.tasks, s.o.cpu);
 	row_between(&avg, &start, &cur, s.o.cpu);
 	avg.tasks = s.o.tasks;
-	s.sh->stop = 1;
+	wind_down(&s, peer_gone);
 	shutdown(s.ctl, SHUT_RDWR);
 	close(s.ctl);
 	for (i = 0; i < s.o.tasks; i++) {

@@ -29,6 +29,11 @@ struct task_stats {
 	uint64_t	outliers;		/* --show-outliers: acks above it */
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */
+	/* Wound down: sends no requests and none of its own is in flight
+	 * (or it gave up waiting), so no peer uses its regions any more. */
+	volatile int	drained;
+	/* Winding down: when the task last received anything. */
+	volatile uint64_t last_rx_ns;
 	int		err;			/* errno of a failure */
 	int		unsupported;		/* ... because the kernel lacks it */
 	char		msg[200];		/* what failed */
@@ -36,7 +41,8 @@ struct task_stats {
 
 struct stress_shared {
 	volatile int		go;		/* parent: start sending */
-	volatile int		stop;		/* parent: wind down */
+	volatile int		stop;		/* parent: no new requests */
+	volatile int		quit;		/* parent: both sides wound down */
 	struct task_stats	task[];
 };
 

@@ -31,6 +31,8 @@
  * sequence number (rdma.c), which never does.
  */
 #define ASYNC_TOKEN	(1ull << 63)
+/* After the run, how long a task waits for the acks of its requests. */
+#define WIND_DOWN_NS	(2ull * 1000000000ull)
 /* After the run, how long a task waits for its last notifications. */
 #define ASYNC_DRAIN_NS	(5ull * 1000000000ull)
 
@@ -500,11 +502,31 @@ static int recv_one(struct task *t)
 	return 1;
 }
 
+/* Mark the task wound down once the parent said stop and no request of
+ * ours is in flight: each ack comes after the peer's RDMA on the region
+ * the request named, so none is aimed at our regions any more when we
+ * exit and they go. Until the parent says quit, the task keeps answering
+ * the peer's requests, whose regions the peer frees the same way.
+ */
+static void wind_down(struct task *t, uint64_t *by)
+{
+	if (!t->sh->stop || t->st->drained)
+		return;
+	if (!*by)
+		*by = now_ns() + WIND_DOWN_NS;
+	if (!t->inflight || now_ns() > *by)
+		__atomic_store_n(&t->st->drained, 1, __ATOMIC_RELEASE);
+}
+
 static void task_loop(struct task *t)
 {
-	while (!t->sh->stop) {
+	uint64_t drain_by = 0;
+
+	while (!t->sh->quit) {
 		int progress = 0, blocked = 0, rc, budget;
 		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+
+		wind_down(t, &drain_by);
 
 		while (t->ack_count) {
 			rc = send_ack(t, &t->acks[t->ack_head]);
@@ -518,7 +540,8 @@ static void task_loop(struct task *t)
 			t->ack_count--;
 			progress++;
 		}
-		while (t->send_requests && !blocked && t->inflight < t->o->depth) {
+		while (t->send_requests && !t->sh->stop && !blocked &&
+		       t->inflight < t->o->depth) {
 			rc = send_request(t);
 			if (rc < 0)
 				task_fail(t, -rc, "task %u: sending a request", t->idx);
@@ -533,9 +556,15 @@ static void task_loop(struct task *t)
 				task_fail(t, -rc, "task %u: receiving", t->idx);
 			if (!rc)
 				break;
+			if (t->sh->stop)
+				t->st->last_rx_ns = now_ns();
 			progress++;
 		}
-		if (!progress && poll(&pfd, 1, blocked ? 1 : 50) < 0 && errno != EINTR)
+		/* Winding down, the parent's stop and quit come without a
+		 * packet: look for them often, or every run ends 100 ms later.
+		 */
+		if (!progress && poll(&pfd, 1, blocked ? 1 : t->sh->stop ? 2 : 50) < 0 &&
+		    errno != EINTR)
 			task_fail(t, errno, "task %u: poll", t->idx);
 	}
 }
