@@ -412,8 +412,15 @@ static void reset_mid_stream(const char *na, const char *nb, const char *ia,
 			   sizeof(ra)) != sizeof(buf))
 			die("sendto");
 		if (i == MSGS / 2) {
+			struct pollfd p = { .fd = r, .events = POLLIN };
 			int rc;
 
+			/* A message arrived: lane 0 is up, so the reset
+			 * takes down a working lane and stamps its time
+			 * (one still connecting has no reset time).
+			 */
+			if (poll(&p, 1, 20000) != 1)
+				die("nothing arrived before the reset");
 			before = resets_in(na);
 			if (v6) {
 				struct rds6_reset x = { .tos = 0 };
