@@ -205,11 +205,31 @@ phase_table() {
 	done
 }
 
+# Each failure again with the start of its diagnostics, at the end of
+# the output where a CI log's tail shows it (a guest failure's details
+# are otherwise hundreds of lines above): 16 lines each, 80 at most,
+# enough for a kmemleak report's object and most of its backtrace.
+failures_digest() {
+	[ "$fail" -gt 0 ] || return 0
+	echo "# failures, with the start of their diagnostics:"
+	# A guest program prints its reason before its "not ok": the
+	# three diagnostic lines before each failure come along too.
+	awk '/^not ok / { print "# " $0
+			  for (i = 0; i < nb; i++) print "# " before[i]
+			  keep = 16; nb = 0; next }
+	     /^    #/ && !/^    # [0-9]+ s$/ {
+			  if (keep > 0) { keep--; print "# " $0; next }
+			  if (nb == 3) { before[0] = before[1]; before[1] = before[2]; nb = 2 }
+			  before[nb++] = $0; next }
+	     { keep = 0; nb = 0 }' "$TAP" | head -n 80
+}
+
 # The plan, the per-phase times, the totals and the wall time; exits with
 # the verdict.
 finish() {
 	emit "1..$n"
 	phase_table
+	failures_digest
 	elapsed=$(($(date +%s) - start))
 	echo "# results: $TAP"
 	echo "# wall time: $((elapsed / 60))m$((elapsed % 60))s"
