@@ -104,8 +104,18 @@ dkms_has() {	# VERSION KVER: dkms says rds/VERSION is installed for KVER
 modinfo_is() {	# KVER VERSION: rds and every transport, from updates/
 	local m f v
 	for m in rds rds_loop rds_tcp rds_rdma rds_iwarp; do
-		f=$(in_root modinfo -k "$1" -F filename "$m") || return 1
-		v=$(in_root modinfo -k "$1" -F version "$m")
+		if [ -e "$mnt/lib/modules/$1/modules.dep" ]; then
+			f=$(in_root modinfo -k "$1" -F filename "$m") || return 1
+		else
+			# DKMS 3.2 (sid) runs no depmod for a kernel whose
+			# image is not installed (headers only): there is no
+			# index to look a name up in until the image's own
+			# depmod, so the file DKMS installed is checked.
+			f=$(in_root find "/lib/modules/$1/updates" -name "$m.ko*")
+			[ "$(echo "$f" | grep -c .)" = 1 ] ||
+				{ echo "$m: not one file in updates/: $f"; return 1; }
+		fi
+		v=$(in_root modinfo -F version "$f")
 		echo "$m: $f $v"
 		[[ "$f" == "/lib/modules/$1/updates/"* ]] && [ "$v" = "$2" ] || return 1
 	done
