@@ -240,7 +240,8 @@ RDS_TEST(fan_in_order_per_sender)
 	unsigned long msgs = env("RDS_STRESS_MSGS", 300);
 	struct rds_addr ra, from;
 	int r = rds_bound("127.0.0.1", 0, &ra);
-	uint64_t *next = calloc(65536, sizeof(uint64_t));
+	/* The next number expected from each sender, by address and port. */
+	uint64_t *next = calloc(2 * 65536, sizeof(uint64_t));
 	unsigned int i;
 	unsigned long n;
 	char buf[64];
@@ -264,19 +265,22 @@ RDS_TEST(fan_in_order_per_sender)
 		}
 	}
 	for (n = 0; n < senders * msgs; n++) {
-		uint16_t port;
+		unsigned int key;
 
 		RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, &from, NULL,
 				    30000) > 0);
-		port = rds_addr_port(&from);
-		/* Ports are unique per address; key by port + address. */
-		port ^= from.in.sin_addr.s_addr == inet_addr("127.0.0.2") ?
-			0x8000 : 0;
-		if (strtoull(buf, NULL, 10) != next[port])
+		/* Ports are unique per address: key by both (a port with
+		 * its top bit flipped once stood for 127.0.0.2, and two
+		 * senders' ports could meet there).
+		 */
+		key = rds_addr_port(&from) +
+		      (from.in.sin_addr.s_addr == inet_addr("127.0.0.2") ?
+		       65536 : 0);
+		if (strtoull(buf, NULL, 10) != next[key])
 			RDS_FAIL("sender %s: got %s, expected %llu",
 				 rds_addr_str(&from), buf,
-				 (unsigned long long)next[port]);
-		next[port]++;
+				 (unsigned long long)next[key]);
+		next[key]++;
 	}
 	close(hold[1]);
 	while (wait(NULL) > 0)
