@@ -248,7 +248,6 @@ static int peer_quiet(const struct session *s, uint64_t since, uint64_t now)
 static void wind_down(struct session *s, int peer_gone)
 {
 	uint64_t deadline = now_ns() + TASKS_DRAIN_NS, shut, now;
-	char c;
 
 	s->sh->stop = 1;
 	while (!tasks_drained(s) && now_ns() < deadline)
@@ -256,13 +255,10 @@ static void wind_down(struct session *s, int peer_gone)
 	shutdown(s->ctl, SHUT_WR);
 	shut = now_ns();
 	deadline = shut + PEER_DRAIN_NS;
-	for (now = shut; !peer_gone && now < deadline && !peer_quiet(s, shut, now);
-	     now = now_ns()) {
-		struct pollfd pfd = { .fd = s->ctl, .events = POLLIN };
-
-		if (poll(&pfd, 1, 20) > 0 && recv(s->ctl, &c, 1, MSG_DONTWAIT) <= 0)
-			peer_gone = 1;
-	}
+	/* Interrupted, only our own requests' acks are waited for. */
+	for (now = shut; !peer_gone && !interrupted && now < deadline &&
+	     !peer_quiet(s, shut, now); now = now_ns())
+		peer_gone = wait_tick(s->ctl, now + 20000000ull);
 	s->sh->quit = 1;
 }
 
