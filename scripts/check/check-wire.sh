@@ -36,7 +36,10 @@
 #               per transport with 5 s outages (about 2 minutes); default
 #               with RDS_IMPL=ours "ours:ours intree:ours ours:intree" (ours
 #               sends, Linux receives, over TCP and IB), --short the first
-#               only; none with RDS_IMPL=intree
+#               only; none with RDS_IMPL=intree. The same boots run
+#               liveness_ib (a quiet RDS/IB connection to a frozen peer
+#               drops within 12 s; with --short without the heartbeat-off
+#               control: about 40 s)
 #   TWONIC_PAIRS two-port boots A:B (scripts/vm/vmN.sh --hosts 2 --nics
 #               2 --rdma; issue 27: twonic_smoke, the test bed's second
 #               wire; twonic_tcp, RDS/TCP streams across the loss of
@@ -194,7 +197,7 @@ twohost_rdma_boot() {	# ib|iw A:B
 # loss of one of two wires (twonic_tcp), to this boot: a second port
 # costs the boot nothing measurable, a boot of its own over a minute.
 first_contact_boot() {	# A:B
-	local a=${1%%:*} b=${1##*:} out log rc t0 progs=(first_contact) nics=1
+	local a=${1%%:*} b=${1##*:} out log rc t0 progs=(first_contact liveness_ib) nics=1
 	out=$RESULTS/first-contact-$a-$b
 	log=$out.log
 	t0=$(date +%s)

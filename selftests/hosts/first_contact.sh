@@ -279,18 +279,6 @@ restore() {
 		modprobe -a rds rds_tcp $([ "$HAD_RXE1" = 1 ] && echo rds_rdma)
 	fi
 }
-# The peer's module set, once it said (impl-ours or impl-intree).
-peer_impl() {
-	local i p
-	p=$(wire_peer_role) || return 1
-	for ((i = 0; i < 1200; i++)); do
-		[ -e "$RDS_WIRE_DIR/$p.impl-ours" ] && { echo ours; return 0; }
-		[ -e "$RDS_WIRE_DIR/$p.impl-intree" ] && { echo intree; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-
 wire_mark "impl-${RDS_IMPL:-unset}"
 PEER_IMPL=$(peer_impl) || { echo "1..0 # SKIP the peer never said its module set"; exit 0; }
 if [ "${RDS_IMPL:-}" != ours ] && [ "$PEER_IMPL" != ours ]; then

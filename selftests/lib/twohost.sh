@@ -27,6 +27,19 @@ peer_is_ours() {
 	[ -e "$RDS_WIRE_DIR/$(wire_peer_role).impl-ours" ]
 }
 
+# The peer's module set, once it said (wire_mark impl-ours or
+# impl-intree): waits up to 120 s.
+peer_impl() {
+	local i p
+	p=$(wire_peer_role) || return 1
+	for ((i = 0; i < 1200; i++)); do
+		[ -e "$RDS_WIRE_DIR/$p.impl-ours" ] && { echo ours; return 0; }
+		[ -e "$RDS_WIRE_DIR/$p.impl-intree" ] && { echo intree; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
 # Host b: one passive rds-stress, announced once it listens (or failed).
 serve() {	# NAME PORT ADDRESS
 	local rc=1

@@ -317,6 +317,7 @@ enum {
 				 * pair error): the next attempt tries another
 				 */
 	RDS_RDMA_ADV_IN_FLIGHT,	/* the route advert's slot is posted */
+	RDS_RDMA_LIVE_IN_FLIGHT, /* the heartbeat's slot is posted */
 };
 
 /* Addresses a route advert carries (rds_rdma_route.c). */
@@ -460,6 +461,11 @@ struct rds_rdma_route {
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  * @i_route: its routes over other ports (rds_rdma_route.c)
+ * @i_live_w: posts heartbeats while the connection is up (rds_rdma_live.c)
+ * @i_live_head: @i_send_head at the last heartbeat period
+ * @i_live_sent: jiffies the heartbeat in flight was posted
+ * @i_live_cqe: the heartbeat's completion
+ * @i_live_wr: the heartbeat: a zero-length RDMA WRITE
  */
 struct rds_rdma_conn {
 	struct delayed_work	i_connect_w;
@@ -523,6 +529,12 @@ struct rds_rdma_conn {
 	u8			i_dgid[16];
 
 	struct rds_rdma_route	i_route;
+
+	struct delayed_work	i_live_w;
+	u32			i_live_head;
+	unsigned long		i_live_sent;
+	struct ib_cqe		i_live_cqe;
+	struct ib_rdma_wr	i_live_wr;
 };
 
 static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
@@ -573,6 +585,8 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_ROUTE_FAILOVER,
 	RDS_RDMA_STAT_ROUTE_FAILBACK,
 	RDS_RDMA_STAT_ROUTE_PORT_ERROR,
+	RDS_RDMA_STAT_HEARTBEAT_SENT,
+	RDS_RDMA_STAT_HEARTBEAT_TIMEOUT,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -593,6 +607,7 @@ extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
 extern unsigned int rds_rdma_sysctl_max_frag_size;
 extern unsigned int rds_rdma_sysctl_ha_routes;
 extern unsigned int rds_rdma_sysctl_ha_failback_ms;
+extern unsigned int rds_rdma_sysctl_heartbeat_ms;
 #define RDS_RDMA_HA_EXCLUDE_LEN	128
 extern char rds_rdma_sysctl_ha_exclude[RDS_RDMA_HA_EXCLUDE_LEN];
 extern spinlock_t rds_rdma_ha_exclude_lock;
@@ -722,6 +737,11 @@ void rds_rdma_route_failed(struct rds_connection *conn);
 void rds_rdma_route_shutdown(struct rds_connection *conn);
 void rds_rdma_route_dev_event(struct ib_event_handler *h, struct ib_event *ev);
 void rds_rdma_route_port_worker(struct work_struct *work);
+
+/* rds_rdma_live.c */
+void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);
+void rds_rdma_live_start(struct rds_connection *conn);
+void rds_rdma_live_stop(struct rds_rdma_conn *ic);
 
 /* rds_rdma_recv.c */
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);

@@ -432,8 +432,10 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 		rds_rdma_route_peer_cdata(conn, c);
 	}
 	rds_connect_complete(conn);
-	if (rds_conn_state(conn) == RDS_CONN_UP)
+	if (rds_conn_state(conn) == RDS_CONN_UP) {
 		rds_rdma_route_established(conn);
+		rds_rdma_live_start(conn);
+	}
 }
 
 /* Route found: create the queue pair and send the request. */

@@ -27,6 +27,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	spin_lock_init(&ic->i_rdma_lock);
 	INIT_LIST_HEAD(&ic->i_rdma_live);
 	rds_rdma_route_conn_init(ic);
+	rds_rdma_live_conn_init(ic);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_alloc);
@@ -40,6 +41,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_connect_w);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
+	rds_rdma_live_stop(ic);
 	rds_rdma_route_conn_free(ic);
 	flush_work(&ic->i_rx_hold_w);
 	mutex_destroy(&ic->i_cm_mutex);
@@ -186,6 +188,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
 		rds_rdma_route_qp_free(ic);
+		clear_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags);
 		rds_rdma_scratch_free(ic);
 		rds_rdma_send_ring_free(ic);
 		rds_rdma_recv_ring_free(ic);
@@ -247,7 +250,7 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 		goto err;
 
 	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic,
-					ic->i_send_ring + 3 + RDS_RDMA_RW_WRS,
+					ic->i_send_ring + 4 + RDS_RDMA_RW_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -267,10 +270,12 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	attr.send_cq = ic->i_send_cq;
 	attr.recv_cq = ic->i_recv_cq;
 	/* One more of each for the drain ib_drain_qp() posts at shutdown
-	 * (a full ring would leave it no room), and one send for the route
-	 * advert (rds_rdma_route.c).
+	 * (a full ring would leave it no room), one send for the route
+	 * advert (rds_rdma_route.c) and one for the heartbeat
+	 * (rds_rdma_live.c).
 	 */
-	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1 + 1;
+	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1 + 1 +
+			       1;
 	attr.cap.max_recv_wr = ic->i_recv_ring + 1;
 	/* More than our SENDs need: rdma_rw puts that many pages in one
 	 * READ or WRITE.
@@ -321,6 +326,7 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_connect_w);
 	/* Where the next attempt goes; the route's worker stops. */
 	rds_rdma_route_shutdown(conn);
+	rds_rdma_live_stop(ic);
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;

@@ -58,6 +58,11 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	[RDS_RDMA_STAT_ROUTE_FAILOVER]		= "ib_route_failover",
 	[RDS_RDMA_STAT_ROUTE_FAILBACK]		= "ib_route_failback",
 	[RDS_RDMA_STAT_ROUTE_PORT_ERROR]	= "ib_route_port_error",
+	/* Ours: zero-length WRITEs that check a quiet peer is there, and
+	 * connections dropped because one went unanswered (rds_rdma_live.c).
+	 */
+	[RDS_RDMA_STAT_HEARTBEAT_SENT]		= "ib_heartbeat_sent",
+	[RDS_RDMA_STAT_HEARTBEAT_TIMEOUT]	= "ib_heartbeat_timeout",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */

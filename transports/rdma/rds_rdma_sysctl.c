@@ -2,7 +2,8 @@
 /*
  * net.rds.ib: the engine's tunables, with Linux's names and defaults,
  * max_frag_size (ours; UEK has it as a module parameter), and ha_routes
- * and ha_failback_ms (ours: rds_rdma_route.c). Ring and
+ * and ha_failback_ms (ours: rds_rdma_route.c), and heartbeat_ms (ours:
+ * rds_rdma_live.c). Ring and
  * fragment sizes apply to connections made after the change.
  */
 #include <linux/sysctl.h>
@@ -20,6 +21,8 @@ unsigned int rds_rdma_sysctl_max_frag_size = 16384;
  */
 unsigned int rds_rdma_sysctl_ha_routes = 1;
 unsigned int rds_rdma_sysctl_ha_failback_ms = 3000;
+/* Ours: the heartbeat period of a quiet connection; 0 turns them off. */
+unsigned int rds_rdma_sysctl_heartbeat_ms = 2000;
 /* Ours: interfaces routes never use, separated by spaces or commas. */
 char rds_rdma_sysctl_ha_exclude[RDS_RDMA_HA_EXCLUDE_LEN];
 DEFINE_SPINLOCK(rds_rdma_ha_exclude_lock);
@@ -54,6 +57,7 @@ static unsigned int rds_rdma_frag_max = RDS_RDMA_MAX_FRAG_PAGES * RDS_FRAG_SIZE;
 static unsigned int rds_rdma_zero;
 static unsigned int rds_rdma_one = 1;
 static unsigned int rds_rdma_failback_max = 600000;
+static unsigned int rds_rdma_heartbeat_max = 60000;
 
 static struct ctl_table rds_rdma_sysctl_table[] = {
 	{
@@ -109,6 +113,15 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &rds_rdma_zero,
 		.extra2		= &rds_rdma_failback_max,
+	},
+	{
+		.procname	= "heartbeat_ms",
+		.data		= &rds_rdma_sysctl_heartbeat_ms,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_zero,
+		.extra2		= &rds_rdma_heartbeat_max,
 	},
 	{
 		.procname	= "ha_exclude",
