@@ -46,7 +46,12 @@
 #               wire0; drop_reasons, the lanes' history and drop reasons);
 #               default with RDS_IMPL=ours "ours:ours", none with --short,
 #               which instead runs twonic_tcp's short variant in its
-#               first-contact boot (given --nics 2 for it: about 35 s)
+#               first-contact boot (given --nics 2 for it: about 35 s);
+#               the ours:ours boot also runs addr_move
+#   AM_PAIRS    address-move boots A:B (selftests/hosts/addr_move.sh: the
+#               failed port's address moves to the surviving port, RDS/IB
+#               reconnects over it; about 80 s each); default with
+#               RDS_IMPL=ours "ours:intree intree:ours", none with --short
 #   WIRE_NETNS  1 (default) runs the netns-pair boot, 0 leaves it out
 #               (make check's wire round: its guest suite's
 #               tcp_lossy_wire pings and runs verified rds-stress sessions
@@ -286,7 +291,7 @@ twonic_boot() {	# A:B
 	t0=$(date +%s)
 	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --impl-a "$a" --impl-b "$b" \
 		--timeout 1500 --out "$out" -- \
-		"$(guest_cmd twonic_smoke twonic_tcp drop_reasons)" > "$log" 2>&1
+		"$(guest_cmd twonic_smoke twonic_tcp drop_reasons addr_move)" > "$log" 2>&1
 	rc=$?
 	merge_show "$out/a/results.tap" "two ports ($a <-> $b), a: "
 	merge_show "$out/b/results.tap" "two ports ($a <-> $b), b: "
@@ -300,6 +305,31 @@ for pair in "${TWONIC_PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours|ours:intree|intree:ours) twonic_boot "$pair" ;;
 	*) result 1 "two-port pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	esac
+done
+
+# The failed port's address moves to the surviving port (addr_move.sh)
+# with Linux's RDS on one host: what a Linux peer gets instead of routes.
+am_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/addr-move-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --impl-a "$a" --impl-b "$b" \
+		--timeout 900 --out "$out" -- "$(guest_cmd addr_move)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "address move ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "address move ($a <-> $b), b: "
+	result "$rc" "address-move boot ($a <-> $b) finished with clean kernel logs (vmN.sh exit $rc)" "$log"
+	emit "# address move ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+am_default=""
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && am_default="ours:intree intree:ours"
+read -ra AM_PAIRS <<< "${AM_PAIRS-$am_default}"
+for pair in "${AM_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours) am_boot "$pair" ;;
+	*) result 1 "address-move pair '$pair': ours:ours, ours:intree or intree:ours" ;;
 	esac
 done
 

@@ -461,6 +461,8 @@ struct rds_rdma_route {
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  * @i_route: its routes over other ports (rds_rdma_route.c)
+ * @i_bound_if: the interface its CM id was bound to while up, else 0
+ *	(rds_rdma_addr.c)
  * @i_live_w: posts heartbeats while the connection is up (rds_rdma_live.c)
  * @i_live_head: @i_send_head at the last heartbeat period
  * @i_live_sent: jiffies the heartbeat in flight was posted
@@ -529,6 +531,7 @@ struct rds_rdma_conn {
 	u8			i_dgid[16];
 
 	struct rds_rdma_route	i_route;
+	int			i_bound_if;
 
 	struct delayed_work	i_live_w;
 	u32			i_live_head;
@@ -587,6 +590,7 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_ROUTE_PORT_ERROR,
 	RDS_RDMA_STAT_HEARTBEAT_SENT,
 	RDS_RDMA_STAT_HEARTBEAT_TIMEOUT,
+	RDS_RDMA_STAT_ADDR_MOVED,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -737,6 +741,10 @@ void rds_rdma_route_failed(struct rds_connection *conn);
 void rds_rdma_route_shutdown(struct rds_connection *conn);
 void rds_rdma_route_dev_event(struct ib_event_handler *h, struct ib_event *ev);
 void rds_rdma_route_port_worker(struct work_struct *work);
+
+/* rds_rdma_addr.c */
+int rds_rdma_addr_init(void);
+void rds_rdma_addr_exit(void);
 
 /* rds_rdma_live.c */
 void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);

@@ -196,6 +196,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ic->i_dev = NULL;
 	}
 	ic->i_version = 0;
+	WRITE_ONCE(ic->i_bound_if, 0);
 	WRITE_ONCE(ic->i_frag_pages, 0);	/* rds-info reads it lockless */
 	ic->i_frag_offer = 0;
 	ic->i_peer_acked = 0;

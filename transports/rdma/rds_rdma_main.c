@@ -63,6 +63,10 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 */
 	[RDS_RDMA_STAT_HEARTBEAT_SENT]		= "ib_heartbeat_sent",
 	[RDS_RDMA_STAT_HEARTBEAT_TIMEOUT]	= "ib_heartbeat_timeout",
+	/* Ours: connections dropped because their local address left the
+	 * interface they ran on (rds_rdma_addr.c).
+	 */
+	[RDS_RDMA_STAT_ADDR_MOVED]		= "ib_addr_moved",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */
@@ -272,8 +276,13 @@ int rds_rdma_engine_init(void)
 	ret = rds_rdma_listen_start();
 	if (ret)
 		goto err_dev;
+	ret = rds_rdma_addr_init();
+	if (ret)
+		goto err_listen;
 	return 0;
 
+err_listen:
+	rds_rdma_listen_stop();
 err_dev:
 	rds_rdma_dev_exit();
 err_sysctl:
@@ -288,6 +297,7 @@ err_wq:
  */
 void rds_rdma_engine_exit(void)
 {
+	rds_rdma_addr_exit();
 	rds_rdma_listen_stop();
 	rds_rdma_dev_exit();
 	rds_rdma_sysctl_exit();

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDS/IB's watch on local addresses (transports/rdma/rds_rdma_addr.c;
+# Documentation/transports.rst, "Moving an address") in one guest, over
+# rxe0 on eth0, which loops back to itself:
+#
+#  - no false move: while SHA-checked traffic runs between 10.99.0.1 and
+#    10.99.0.2, another address is added and removed 40 times (IPv4)
+#    and 16 times (IPv6) on the same interface; every event makes the
+#    watch look at every connection, and none may drop (conn_reset and
+#    ib_addr_moved stay put, everything arrives once and in order);
+#  - a real move: a connection from 10.99.0.7 to 10.99.0.8 is up and
+#    quiet, 10.99.0.7 is removed: the connection drops within 2 s for
+#    "local address removed" (its lane's history), counted in
+#    ib_addr_moved; once the address is back, pings work again.
+#
+# Skips without rxe0 (vm.sh --rdma) or with Linux's RDS (no such watch).
+cd "$(dirname "$0")/.." || exit 1
+. lib/tap.sh
+. lib/rds_tools.sh
+. lib/wirecheck.sh
+T=$RDS_TOOLS
+WC=$PWD/wirecheck/rds-wirecheck
+PORT=6500
+WORK=$(mktemp -d /tmp/rds-ib-addr.XXXXXX)
+A4=10.99.0.1 B4=10.99.0.2 E4=10.99.0.7 F4=10.99.0.8 X4=10.99.0.9 X6=fd99::9
+R_ADDR_GONE=68
+PLAN=4
+
+loaded() { grep -q "^$1 " /proc/modules; }
+HAD_IWARP=0
+loaded rds_iwarp && HAD_IWARP=1
+
+# No IB connection is left behind (later programs count the core's
+# connections): rds_rdma is reloaded, in the guest's order.
+cleanup() {
+	pkill -f "rds-wirecheck" 2>/dev/null
+	ip addr del $E4/24 dev eth0 2>/dev/null
+	ip addr del $F4/24 dev eth0 2>/dev/null
+	ip addr del $X4/32 dev eth0 2>/dev/null
+	ip -6 addr del $X6/128 dev eth0 2>/dev/null
+	if loaded rds_rdma; then
+		{ if loaded rds_iwarp; then rmmod rds_iwarp; fi
+		  rmmod rds_rdma && modprobe rds_rdma &&
+			{ [ "$HAD_IWARP" = 0 ] || modprobe rds_iwarp; }; } >/dev/null 2>&1
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
+	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
+}
+
+# Another address comes and goes on eth0, over and over.
+churn() {
+	local i
+	for ((i = 0; i < 40; i++)); do
+		ip addr add $X4/32 dev eth0 && ip addr del $X4/32 dev eth0 || return 1
+	done
+	for ((i = 0; i < 16; i++)); do
+		ip -6 addr add $X6/128 dev eth0 nodad &&
+			ip -6 addr del $X6/128 dev eth0 || return 1
+	done
+	echo "churn done"
+}
+
+no_false_move() {
+	local resets moved rc=0
+	resets=$(counter conn_reset)
+	moved=$(counter ib_addr_moved)
+	wirecheck_run - $A4 - $B4 2 6 0 0 churn || rc=1
+	echo "conn_reset $resets -> $(counter conn_reset), ib_addr_moved $moved -> $(counter ib_addr_moved)"
+	[ "$(counter conn_reset)" = "$resets" ] && [ "$(counter ib_addr_moved)" = "$moved" ] &&
+		[ "$rc" = 0 ]
+}
+
+quiet_pair() {
+	ip addr add $E4/24 dev eth0 && ip addr add $F4/24 dev eth0 || return 1
+	rds_ping_all "" 3 -I $E4 $F4
+}
+
+lane() {	# LOCAL PEER: its line of lib/rds_paths.py
+	python3 lib/rds_paths.py -4 | awk -v l="$1" -v p="$2" '$1 == l && $2 == p && $4 == "infiniband"'
+}
+
+real_move() {
+	local moved t0 l i
+	moved=$(counter ib_addr_moved)
+	sleep 1
+	t0=$(date +%s%3N)
+	ip addr del $E4/24 dev eth0 || return 1
+	for ((i = 0; i < 40; i++)); do
+		[ "$(counter ib_addr_moved)" != "$moved" ] && break
+		sleep 0.1
+	done
+	l=$(lane $E4 $F4)
+	echo "ib_addr_moved $moved -> $(counter ib_addr_moved); lane: $l"
+	[ "$(counter ib_addr_moved)" != "$moved" ] || return 1
+	echo "$l" | awk -v r=$R_ADDR_GONE -v t0="$t0" '
+		{ d = $13 - t0; printf "reset %d ms after the removal, reason %d\n", d, $15
+		  if ($15 == r && d >= 0 && d <= 2000) ok = 1 }
+		END { exit !ok }'
+}
+
+back() {
+	ip addr add $E4/24 dev eth0 || return 1
+	rds_ping_all "" 3 -I $E4 $F4
+}
+
+tap_plan $PLAN
+skip_all() {
+	local i
+	for ((i = 0; i < PLAN; i++)); do tap_skip "ib address watch $((i + 1))" "$1"; done
+	exit 0
+}
+[ "${RDS_IMPL:-ours}" = ours ] || skip_all "Linux's RDS does not watch addresses"
+rdma link show rxe0/1 2>/dev/null | grep -q ACTIVE ||
+	skip_all "no rxe0 in this guest (vm.sh --rdma)"
+loaded rds_rdma || modprobe rds_rdma 2>/dev/null ||
+	skip_all "rds_rdma not loadable"
+
+tap_check "another address added and removed 56 times on eth0 under 2 x 6 messages $A4 -> $B4 over IB: all once, in order; no connection dropped" \
+	no_false_move
+tap_check "a quiet connection $E4 -> $F4 over IB (pings)" quiet_pair
+tap_check "$E4 removed: its connection drops within 2 s for \"local address removed\" (ib_addr_moved)" \
+	real_move
+tap_check "$E4 back: pings $E4 -> $F4 again" back
+tap_done
