@@ -27,7 +27,7 @@ skip_all() {
 }
 grep -q O /sys/module/rds/taint 2>/dev/null ||
 	skip_all "ours only (Linux's RDS has no UEK numbers)"
-[ -x $BIN ] && [ -x uek/build/rds-tools-2.3.4/rds-stress ] || skip_all "uek/uek-abi not built: UEK's rds.h comes from rds-tools-2.3.4.tar.gz (../shared/clients or RDS_UEK_TARBALL at build time)"
+[ -x $BIN ] && [ -x uek/build/rds-tools-2.3.4/rds-stress ] || skip_all "uek/uek-abi not built: UEK's rds.h comes from rds-tools-2.3.4.tar.gz (../shared/clients, /work/shared/clients or RDS_UEK_TARBALL at build time)"
 modprobe rds_tcp 2>/dev/null
 grep -q '^rds_tcp ' /proc/modules || skip_all "no rds_tcp"
 trap netns_pair_down EXIT
