@@ -10,7 +10,8 @@
  * local address, and only where that address's device is not iWARP;
  * iWARP devices get theirs on 18634 (RDS over iWARP exists only between
  * two of ours: no Linux port to keep). The set follows the addresses
- * (an inet6addr notifier) and the devices (rds_rdma_listen6_rescan()):
+ * (an inet6addr notifier, and retries while a new address's device has
+ * not learnt it yet) and the devices (rds_rdma_listen6_rescan()):
  * a device's removal waits until the listeners bound to it are destroyed,
  * which the rescan does once the engine has let the device go.
  *
@@ -55,8 +56,17 @@ static struct rdma_cm_id *rds_rdma_listen4;	/* under the mutex */
 static bool rds_rdma_listening;			/* under the mutex */
 static unsigned long rds_rdma_listen6_retry;	/* bit 0: forget NULL ids */
 
+/* An address's listener can fail for a moment after the address came:
+ * the device learns it (its GID) from its own worker. Scans for the
+ * failed ones are repeated this often, this many times after each
+ * address change.
+ */
+#define RDS_RDMA_LISTEN6_RETRY_MS	1000
+#define RDS_RDMA_LISTEN6_TRIES		10
+static atomic_t rds_rdma_listen6_tries = ATOMIC_INIT(RDS_RDMA_LISTEN6_TRIES);
+
 static void rds_rdma_listen6_worker(struct work_struct *work);
-static DECLARE_WORK(rds_rdma_listen6_w, rds_rdma_listen6_worker);
+static DECLARE_DELAYED_WORK(rds_rdma_listen6_w, rds_rdma_listen6_worker);
 
 /**
  * rds_rdma_port - the RDMA CM port a peer of @conn listens on
@@ -165,7 +175,7 @@ static void rds_rdma_listen6_worker(struct work_struct *work)
 	struct rds_rdma_listener *l, *tmp;
 	struct rds_rdma_addr6 *a;
 	struct rdma_cm_id *id;
-	bool retry;
+	bool retry, failed = false;
 	int i, n;
 
 	a = kmalloc_array(RDS_RDMA_LISTEN6_MAX, sizeof(*a), GFP_KERNEL);
@@ -199,10 +209,19 @@ static void rds_rdma_listen6_worker(struct work_struct *work)
 			list_add_tail(&l->item, &rds_rdma_listen6s);
 		}
 		l->seen = true;
+		failed |= !l->id;
 	}
 	list_for_each_entry_safe(l, tmp, &rds_rdma_listen6s, item)
 		if (!l->seen)
 			rds_rdma_listener_free(l);
+	/* Addresses of interfaces without a device of ours fail for good:
+	 * bounded by the tries.
+	 */
+	if (failed && atomic_dec_if_positive(&rds_rdma_listen6_tries) >= 0) {
+		set_bit(0, &rds_rdma_listen6_retry);
+		queue_delayed_work(rds_rdma_wq, &rds_rdma_listen6_w,
+				   msecs_to_jiffies(RDS_RDMA_LISTEN6_RETRY_MS));
+	}
 out:
 	mutex_unlock(&rds_rdma_listen_mutex);
 	kfree(a);
@@ -216,7 +235,8 @@ out:
 void rds_rdma_listen6_rescan(void)
 {
 	set_bit(0, &rds_rdma_listen6_retry);
-	queue_work(rds_rdma_wq, &rds_rdma_listen6_w);
+	atomic_set(&rds_rdma_listen6_tries, RDS_RDMA_LISTEN6_TRIES);
+	mod_delayed_work(rds_rdma_wq, &rds_rdma_listen6_w, 0);
 }
 
 static int rds_rdma_inet6addr_event(struct notifier_block *nb,
@@ -225,8 +245,10 @@ static int rds_rdma_inet6addr_event(struct notifier_block *nb,
 	struct inet6_ifaddr *ifa = ptr;
 
 	if ((event == NETDEV_UP || event == NETDEV_DOWN) &&
-	    net_eq(dev_net(ifa->idev->dev), &init_net))
-		queue_work(rds_rdma_wq, &rds_rdma_listen6_w);
+	    net_eq(dev_net(ifa->idev->dev), &init_net)) {
+		atomic_set(&rds_rdma_listen6_tries, RDS_RDMA_LISTEN6_TRIES);
+		mod_delayed_work(rds_rdma_wq, &rds_rdma_listen6_w, 0);
+	}
 	return NOTIFY_DONE;
 }
 
@@ -258,7 +280,7 @@ int rds_rdma_listen_start(void)
 	rds_rdma_listening = true;
 	mutex_unlock(&rds_rdma_listen_mutex);
 	register_inet6addr_notifier(&rds_rdma_inet6addr_nb);
-	queue_work(rds_rdma_wq, &rds_rdma_listen6_w);
+	queue_delayed_work(rds_rdma_wq, &rds_rdma_listen6_w, 0);
 	return 0;
 }
 
@@ -275,7 +297,7 @@ void rds_rdma_listen_stop(void)
 	rds_rdma_listening = false;
 	mutex_unlock(&rds_rdma_listen_mutex);
 	unregister_inet6addr_notifier(&rds_rdma_inet6addr_nb);
-	cancel_work_sync(&rds_rdma_listen6_w);
+	cancel_delayed_work_sync(&rds_rdma_listen6_w);
 
 	mutex_lock(&rds_rdma_listen_mutex);
 	list_for_each_entry_safe(l, tmp, &rds_rdma_listen6s, item)
