@@ -468,6 +468,8 @@ struct rds_rdma_route {
  * @i_live_sent: jiffies the heartbeat in flight was posted
  * @i_live_cqe: the heartbeat's completion
  * @i_live_wr: the heartbeat: a zero-length RDMA WRITE
+ * @i_live_refused: the peer's device refused one: none go to it any more
+ *	(kept across reconnects)
  */
 struct rds_rdma_conn {
 	struct delayed_work	i_connect_w;
@@ -538,6 +540,7 @@ struct rds_rdma_conn {
 	unsigned long		i_live_sent;
 	struct ib_cqe		i_live_cqe;
 	struct ib_rdma_wr	i_live_wr;
+	bool			i_live_refused;
 };
 
 static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)

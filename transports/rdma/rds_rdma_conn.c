@@ -250,6 +250,9 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	if (ret)
 		goto err;
 
+	/* The ring, rdma_rw's requests, the ack, the route advert, the
+	 * heartbeat and the drain's marker.
+	 */
 	ic->i_send_cq = ib_alloc_cq_any(ibdev, ic,
 					ic->i_send_ring + 4 + RDS_RDMA_RW_WRS,
 					IB_POLL_SOFTIRQ);
@@ -325,9 +328,12 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	rds_conn_assert_xmit_quiet(conn);
 	/* It connects only while CONNECTING: not after this. */
 	cancel_delayed_work_sync(&ic->i_connect_w);
+	/* No heartbeat verdict after this: it would mark the route failed
+	 * after rds_rdma_route_shutdown() consumed that mark.
+	 */
+	rds_rdma_live_stop(ic);
 	/* Where the next attempt goes; the route's worker stops. */
 	rds_rdma_route_shutdown(conn);
-	rds_rdma_live_stop(ic);
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;

@@ -7,9 +7,10 @@
  * messages queued for it later would wait for the first send to time out.
  *
  * So while a connection is up, each heartbeat period in which it posted
- * no send posts a zero-length RDMA WRITE. The peer's device acknowledges
- * it and nothing reaches the peer's RDS: a Linux or UEK peer sees
- * nothing at all (no receive consumed, no sequence number, no reply). A
+ * no send, with nothing outstanding on its send queue, posts a
+ * zero-length RDMA WRITE. The peer's device acknowledges it and nothing
+ * reaches the peer's RDS: a Linux or UEK peer sees nothing at all (no
+ * receive consumed, no RDS sequence number, no reply). A
  * peer that does not answer fails it after the transport's retries (about
  * RDS_RDMA_RETRY_COUNT + 1 times the CM's ack timeout), and the connection
  * drops for RDS_DROP_HB_TIMEOUT. A heartbeat not completed within
@@ -28,13 +29,30 @@
 #define RDS_RDMA_LIVE_TICKS	3
 
 /* With heartbeats off, how often the worker looks at the sysctl again. */
-#define RDS_RDMA_LIVE_IDLE_MS	1000
+#define RDS_RDMA_LIVE_IDLE_MS	10000
 
+/* A shorter period would judge ordinary queueing as a dead peer. */
+#define RDS_RDMA_LIVE_MIN_MS	100
+
+/* The period in jiffies; 0 when heartbeats are off. */
 static unsigned long rds_rdma_live_period(void)
 {
 	unsigned int ms = READ_ONCE(rds_rdma_sysctl_heartbeat_ms);
 
-	return msecs_to_jiffies(ms ?: RDS_RDMA_LIVE_IDLE_MS);
+	return ms ? msecs_to_jiffies(max(ms, RDS_RDMA_LIVE_MIN_MS)) : 0;
+}
+
+/* Nothing of ours is outstanding on the send queue: a heartbeat would
+ * not wait behind a SEND held by a receiver without buffers (RNR
+ * retries are infinite, by design) nor behind RDMA, which the transport's
+ * own retries already judge.
+ */
+static bool rds_rdma_live_sq_empty(struct rds_rdma_conn *ic)
+{
+	return !atomic_read(&ic->i_send_used) &&
+	       atomic_read(&ic->i_rdma_wr_avail) == RDS_RDMA_RW_WRS &&
+	       !test_bit(RDS_RDMA_ACK_IN_FLIGHT, &ic->i_flags) &&
+	       !test_bit(RDS_RDMA_ADV_IN_FLIGHT, &ic->i_flags);
 }
 
 /* The peer stopped answering: drop, and try another route next. */
@@ -53,10 +71,20 @@ static void rds_rdma_live_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
 
 	clear_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags);
-	if (wc->status == IB_WC_RETRY_EXC_ERR)
+	if (wc->status == IB_WC_RETRY_EXC_ERR) {
 		rds_rdma_live_lost(conn, "heartbeat retries exhausted");
-	else
-		rds_rdma_wc_failed(conn, wc, "heartbeat to");
+		return;
+	}
+	/* A device that wants a key even for zero bytes: this peer gets no
+	 * more heartbeats, rather than a reconnect every few seconds.
+	 */
+	if ((wc->status == IB_WC_REM_ACCESS_ERR ||
+	     wc->status == IB_WC_REM_INV_REQ_ERR) && !ic->i_live_refused) {
+		WRITE_ONCE(ic->i_live_refused, true);
+		net_warn_ratelimited("rds: %s: %pI6c refuses zero-length WRITEs: no heartbeats to it\n",
+				     conn->c_trans->name, &conn->c_faddr);
+	}
+	rds_rdma_wc_failed(conn, wc, "heartbeat to");
 }
 
 /* One heartbeat period of an up connection. */
@@ -65,8 +93,7 @@ static void rds_rdma_live_worker(struct work_struct *work)
 	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
 						struct rds_rdma_conn, i_live_w);
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
-	unsigned int ms = READ_ONCE(rds_rdma_sysctl_heartbeat_ms);
-	unsigned long period = msecs_to_jiffies(ms);
+	unsigned long period = rds_rdma_live_period();
 	bool lost = false;
 	u32 head;
 
@@ -80,10 +107,11 @@ static void rds_rdma_live_worker(struct work_struct *work)
 	head = READ_ONCE(ic->i_send_head);
 	if (test_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags)) {
 		/* Half a period early: the timer is not that exact. */
-		lost = ms && time_after_eq(jiffies, ic->i_live_sent +
-					   RDS_RDMA_LIVE_TICKS * period -
-					   period / 2);
-	} else if (ms && head == ic->i_live_head) {
+		lost = period && time_after_eq(jiffies, ic->i_live_sent +
+					       RDS_RDMA_LIVE_TICKS * period -
+					       period / 2);
+	} else if (period && head == ic->i_live_head &&
+		   !READ_ONCE(ic->i_live_refused) && rds_rdma_live_sq_empty(ic)) {
 		/* Nothing sent for a period: nothing else would notice. */
 		set_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags);
 		ic->i_live_sent = jiffies;
@@ -99,7 +127,8 @@ static void rds_rdma_live_worker(struct work_struct *work)
 		rds_rdma_live_lost(conn, "heartbeat not completed");
 		return;
 	}
-	queue_delayed_work(rds_rdma_wq, &ic->i_live_w, rds_rdma_live_period());
+	queue_delayed_work(rds_rdma_wq, &ic->i_live_w,
+			   period ?: msecs_to_jiffies(RDS_RDMA_LIVE_IDLE_MS));
 }
 
 /**
@@ -131,7 +160,9 @@ void rds_rdma_live_start(struct rds_connection *conn)
 	if (!rds_rdma_flavor_of(conn)->write_completes_remotely)
 		return;
 	ic->i_live_head = READ_ONCE(ic->i_send_head);
-	mod_delayed_work(rds_rdma_wq, &ic->i_live_w, rds_rdma_live_period());
+	mod_delayed_work(rds_rdma_wq, &ic->i_live_w,
+			 rds_rdma_live_period() ?:
+			 msecs_to_jiffies(RDS_RDMA_LIVE_IDLE_MS));
 }
 
 /**

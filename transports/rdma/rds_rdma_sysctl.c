@@ -21,7 +21,9 @@ unsigned int rds_rdma_sysctl_max_frag_size = 16384;
  */
 unsigned int rds_rdma_sysctl_ha_routes = 1;
 unsigned int rds_rdma_sysctl_ha_failback_ms = 3000;
-/* Ours: the heartbeat period of a quiet connection; 0 turns them off. */
+/* Ours: the heartbeat period of a quiet connection; 0 turns them off,
+ * and less than 100 counts as 100 (rds_rdma_live.c).
+ */
 unsigned int rds_rdma_sysctl_heartbeat_ms = 2000;
 /* Ours: interfaces routes never use, separated by spaces or commas. */
 char rds_rdma_sysctl_ha_exclude[RDS_RDMA_HA_EXCLUDE_LEN];
