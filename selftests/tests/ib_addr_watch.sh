@@ -13,7 +13,10 @@
 #  - a real move: a connection from 10.99.0.7 to 10.99.0.8 is up and
 #    quiet, 10.99.0.7 is removed: the connection drops within 2 s for
 #    "local address removed" (its lane's history), counted in
-#    ib_addr_moved; once the address is back, pings work again.
+#    ib_addr_moved; once the address is back, pings work again;
+#  - an IPv6 move: the same with fd99::7 -> fd99::8, fd99::7 moved from
+#    eth0 to eth1 (a global IPv6 address is not "on eth0" any more just
+#    because eth0 could still reach it).
 #
 # Skips without rxe0 (vm.sh --rdma) or with Linux's RDS (no such watch).
 cd "$(dirname "$0")/.." || exit 1
@@ -25,8 +28,9 @@ WC=$PWD/wirecheck/rds-wirecheck
 PORT=6500
 WORK=$(mktemp -d /tmp/rds-ib-addr.XXXXXX)
 A4=10.99.0.1 B4=10.99.0.2 E4=10.99.0.7 F4=10.99.0.8 X4=10.99.0.9 X6=fd99::9
+E6=fd99::7 F6=fd99::8
 R_ADDR_GONE=68
-PLAN=4
+PLAN=6
 
 loaded() { grep -q "^$1 " /proc/modules; }
 HAD_IWARP=0
@@ -40,6 +44,9 @@ cleanup() {
 	ip addr del $F4/24 dev eth0 2>/dev/null
 	ip addr del $X4/32 dev eth0 2>/dev/null
 	ip -6 addr del $X6/128 dev eth0 2>/dev/null
+	ip -6 addr del $E6/64 dev eth0 2>/dev/null
+	ip -6 addr del $E6/64 dev eth1 2>/dev/null
+	ip -6 addr del $F6/64 dev eth0 2>/dev/null
 	if loaded rds_rdma; then
 		{ if loaded rds_iwarp; then rmmod rds_iwarp; fi
 		  rmmod rds_rdma && modprobe rds_rdma &&
@@ -82,20 +89,23 @@ quiet_pair() {
 }
 
 lane() {	# LOCAL PEER: its line of lib/rds_paths.py
-	python3 lib/rds_paths.py -4 | awk -v l="$1" -v p="$2" '$1 == l && $2 == p && $4 == "infiniband"'
+	python3 lib/rds_paths.py | awk -v l="$1" -v p="$2" '$1 == l && $2 == p && $4 == "infiniband"'
 }
 
+# real_move LOCAL PEER CMD...: CMD takes LOCAL away from eth0; the quiet
+# connection LOCAL -> PEER must drop within 2 s, for that.
 real_move() {
-	local moved t0 l i
+	local local=$1 peer=$2 moved t0 l i
+	shift 2
 	moved=$(counter ib_addr_moved)
 	sleep 1
 	t0=$(date +%s%3N)
-	ip addr del $E4/24 dev eth0 || return 1
+	"$@" || return 1
 	for ((i = 0; i < 40; i++)); do
 		[ "$(counter ib_addr_moved)" != "$moved" ] && break
 		sleep 0.1
 	done
-	l=$(lane $E4 $F4)
+	l=$(lane "$local" "$peer")
 	echo "ib_addr_moved $moved -> $(counter ib_addr_moved); lane: $l"
 	[ "$(counter ib_addr_moved)" != "$moved" ] || return 1
 	echo "$l" | awk -v r=$R_ADDR_GONE -v t0="$t0" '
@@ -107,6 +117,16 @@ real_move() {
 back() {
 	ip addr add $E4/24 dev eth0 || return 1
 	rds_ping_all "" 3 -I $E4 $F4
+}
+
+quiet_pair6() {
+	ip -6 addr add $E6/64 dev eth0 nodad && ip -6 addr add $F6/64 dev eth0 nodad ||
+		return 1
+	rds_ping_all "" 3 -I $E6 $F6
+}
+
+move6() {
+	ip -6 addr del $E6/64 dev eth0 && ip -6 addr add $E6/64 dev eth1 nodad
 }
 
 tap_plan $PLAN
@@ -125,6 +145,9 @@ tap_check "another address added and removed 56 times on eth0 under 2 x 6 messag
 	no_false_move
 tap_check "a quiet connection $E4 -> $F4 over IB (pings)" quiet_pair
 tap_check "$E4 removed: its connection drops within 2 s for \"local address removed\" (ib_addr_moved)" \
-	real_move
+	real_move $E4 $F4 ip addr del $E4/24 dev eth0
 tap_check "$E4 back: pings $E4 -> $F4 again" back
+tap_check "a quiet connection $E6 -> $F6 over IB (pings)" quiet_pair6
+tap_check "$E6 moved from eth0 to eth1: its connection drops within 2 s for \"local address removed\"" \
+	real_move $E6 $F6 move6
 tap_done

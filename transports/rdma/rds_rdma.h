@@ -461,8 +461,8 @@ struct rds_rdma_route {
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  * @i_route: its routes over other ports (rds_rdma_route.c)
- * @i_bound_if: the interface its CM id was bound to while up, else 0
- *	(rds_rdma_addr.c)
+ * @i_bound_if: the interface that held its local address when it came
+ *	up, else 0 (rds_rdma_addr.c)
  * @i_live_w: posts heartbeats while the connection is up (rds_rdma_live.c)
  * @i_live_head: @i_send_head at the last heartbeat period
  * @i_live_sent: jiffies the heartbeat in flight was posted
@@ -748,6 +748,7 @@ void rds_rdma_route_port_worker(struct work_struct *work);
 /* rds_rdma_addr.c */
 int rds_rdma_addr_init(void);
 void rds_rdma_addr_exit(void);
+void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id);
 
 /* rds_rdma_live.c */
 void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);

@@ -9,7 +9,7 @@
  *
  * So an address added or removed anywhere in the namespace makes a
  * worker look at every connection that is up: one whose local address is
- * no longer on the interface its CM id was bound to drops for
+ * no longer on the interface that held it when it came up drops for
  * RDS_DROP_LOCAL_ADDR_GONE and reconnects at once. A connection on an
  * alternate route (rds_rdma_route.c) uses another address and is left to
  * the route's own checks.
@@ -20,34 +20,82 @@
 
 #include "rds_rdma.h"
 
-/* Coalesces a move (removed here, added there) into one look. */
+/* Bounds the look after a burst of changes (a move is two), and the
+ * looks to ten a second however fast addresses change.
+ */
 #define RDS_RDMA_ADDR_DELAY	(HZ / 10)
 
 static void rds_rdma_addr_worker(struct work_struct *work);
 static DECLARE_DELAYED_WORK(rds_rdma_addr_w, rds_rdma_addr_worker);
 
-/* Is @addr still an address of interface @ifindex? Under RCU. */
-static bool rds_rdma_addr_on(const struct in6_addr *addr, int ifindex)
+/* Is @addr an address of @dev itself (not merely reachable through it)?
+ * A tentative IPv6 address counts: one re-running duplicate detection
+ * where it was has not moved. Under RCU.
+ */
+static bool rds_rdma_addr_held(const struct in6_addr *addr,
+			       struct net_device *dev)
 {
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+
+	if (!ipv6_addr_v4mapped(addr))
+		return ipv6_chk_addr_and_flags(dev_net(dev), addr, dev, false,
+					       1, 0);
+	in_dev = __in_dev_get_rcu(dev);
+	if (!in_dev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == addr->s6_addr32[3])
+			return true;
+	return false;
+}
+
+/**
+ * rds_rdma_addr_bind - remember which interface holds @conn's address
+ * @conn: a connection that just came up
+ * @id: its CM id
+ *
+ * The CM id's bound interface is the one the route leaves by, which for
+ * IPv6 with a given source need not be the one holding the address; so
+ * that one is tried first and, failing it, every interface. Nothing
+ * found (an address gone already): the connection is not watched.
+ *
+ * Context: a CM handler.
+ */
+void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id)
+{
+	int ifindex = id->route.addr.dev_addr.bound_dev_if, held = 0;
 	struct net_device *dev;
 
-	if (ipv6_addr_v4mapped(addr)) {
-		dev = __ip_dev_find(&init_net, addr->s6_addr32[3], false);
-		return dev && dev->ifindex == ifindex;
+	rcu_read_lock();
+	dev = ifindex ? dev_get_by_index_rcu(&init_net, ifindex) : NULL;
+	if (dev && rds_rdma_addr_held(&conn->c_laddr, dev)) {
+		held = ifindex;
+	} else {
+		for_each_netdev_rcu(&init_net, dev) {
+			if (rds_rdma_addr_held(&conn->c_laddr, dev)) {
+				held = dev->ifindex;
+				break;
+			}
+		}
 	}
-	dev = dev_get_by_index_rcu(&init_net, ifindex);
-	return dev && ipv6_chk_addr(&init_net, addr, dev, 0);
+	rcu_read_unlock();
+	WRITE_ONCE(rds_rdma_conn(conn)->i_bound_if, held);
 }
 
 static void rds_rdma_addr_check_one(struct rds_connection *conn, void *arg)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
-	int ifindex = READ_ONCE(ic->i_bound_if);
+	struct net_device *dev;
+	int ifindex;
 
-	if (!ifindex || READ_ONCE(ic->i_route.alt) ||
-	    rds_conn_state(conn) != RDS_CONN_UP)
+	if (rds_conn_state(conn) != RDS_CONN_UP || READ_ONCE(ic->i_route.alt))
 		return;
-	if (!rds_rdma_addr_on(&conn->c_laddr, ifindex)) {
+	ifindex = READ_ONCE(ic->i_bound_if);
+	if (!ifindex)
+		return;
+	dev = dev_get_by_index_rcu(&init_net, ifindex);
+	if (!dev || !rds_rdma_addr_held(&conn->c_laddr, dev)) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ADDR_MOVED);
 		rds_conn_drop_reason(conn, RDS_DROP_LOCAL_ADDR_GONE);
 	}
@@ -60,13 +108,18 @@ static void rds_rdma_addr_worker(struct work_struct *work)
 
 static int rds_rdma_addr_event(struct net *net)
 {
-	/* RDS/IB lives in the initial namespace only. */
+	/* RDS/IB lives in the initial namespace only. A look already
+	 * pending will see this change too: it is not put off.
+	 */
 	if (net_eq(net, &init_net))
-		mod_delayed_work(rds_rdma_wq, &rds_rdma_addr_w,
-				 RDS_RDMA_ADDR_DELAY);
+		queue_delayed_work(rds_rdma_wq, &rds_rdma_addr_w,
+				   RDS_RDMA_ADDR_DELAY);
 	return NOTIFY_DONE;
 }
 
+/* Both chains only queue the worker: IPv4's runs under RTNL, IPv6's in
+ * atomic context.
+ */
 static int rds_rdma_inetaddr_event(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
 {
@@ -75,7 +128,6 @@ static int rds_rdma_inetaddr_event(struct notifier_block *nb,
 	return rds_rdma_addr_event(dev_net(ifa->ifa_dev->dev));
 }
 
-/* Atomic context: only queues the worker. */
 static int rds_rdma_inet6addr_event(struct notifier_block *nb,
 				    unsigned long event, void *ptr)
 {

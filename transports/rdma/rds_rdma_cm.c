@@ -433,8 +433,7 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 	}
 	rds_connect_complete(conn);
 	if (rds_conn_state(conn) == RDS_CONN_UP) {
-		WRITE_ONCE(ic->i_bound_if,
-			   ic->i_cm_id->route.addr.dev_addr.bound_dev_if);
+		rds_rdma_addr_bind(conn, ic->i_cm_id);
 		rds_rdma_route_established(conn);
 		rds_rdma_live_start(conn);
 	}
