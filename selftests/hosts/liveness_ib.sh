@@ -24,7 +24,7 @@
 #          (Linux's behaviour, what "hung" fails on without heartbeats);
 #          after the thaw the connection carries pings again.
 #
-# RDS_WIRE_SHORT=1 (make check): quiet and hung with a 15 s freeze.
+# RDS_WIRE_SHORT=1 (make check): quiet and hung with a 12 s freeze.
 # Outside a two-host guest with rxe1, or with Linux on both, it skips.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -37,7 +37,7 @@ SHORT=${RDS_WIRE_SHORT:-0}
 PERIOD_MS=2000
 QUIET=${RDS_LIVE_QUIET:-9}
 BOUND=${RDS_LIVE_BOUND:-12}
-FREEZE=${RDS_LIVE_FREEZE:-$([ "$SHORT" = 1 ] && echo 15 || echo 30)}
+FREEZE=${RDS_LIVE_FREEZE:-$([ "$SHORT" = 1 ] && echo 12 || echo 30)}
 RECOVER=${RDS_LIVE_RECOVER:-30}
 SENDERS=2
 MSGS=${RDS_LIVE_MSGS:-6}
