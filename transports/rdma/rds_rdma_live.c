@@ -79,7 +79,8 @@ static void rds_rdma_live_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * more heartbeats, rather than a reconnect every few seconds.
 	 */
 	if ((wc->status == IB_WC_REM_ACCESS_ERR ||
-	     wc->status == IB_WC_REM_INV_REQ_ERR) && !ic->i_live_refused) {
+	     wc->status == IB_WC_REM_INV_REQ_ERR) &&
+	    !READ_ONCE(ic->i_live_refused)) {
 		WRITE_ONCE(ic->i_live_refused, true);
 		net_warn_ratelimited("rds: %s: %pI6c refuses zero-length WRITEs: no heartbeats to it\n",
 				     conn->c_trans->name, &conn->c_faddr);
