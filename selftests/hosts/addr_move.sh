@@ -31,6 +31,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/wire.sh
 . lib/rds_tools.sh
+. lib/wirecheck.sh
 . lib/twohost.sh
 ST=$PWD/hosts/twonic_stream.py
 P=$PWD/lib/rds_paths.py
@@ -70,20 +71,8 @@ setup() {
 	rds_impl_matches rds_rdma
 }
 
-pkts() {	# NIC: frames both ways
-	echo $(($(cat "/sys/class/net/$1/statistics/tx_packets") +
-		$(cat "/sys/class/net/$1/statistics/rx_packets")))
-}
-
 rx_ready() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "receiver ready" "$WORK/rx" && return 0
-		kill -0 "$RX_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$WORK/rx"
-	return 1
+	wirecheck_wait_ready "$WORK/rx" "$RX_PID" 10 || { cat "$WORK/rx"; return 1; }
 }
 
 # Host a: wire0 down on both hosts DOWN_AT seconds in.
@@ -97,7 +86,7 @@ fail_wire0() {
 move() {
 	wire_wait am-down 120 a || return 1
 	ip addr del "$SELF/24" dev wire0 && ip addr add "$SELF/24" dev wire1 || return 1
-	pkts wire1 > "$WORK/wire1.moved"
+	wire_frames wire1 > "$WORK/wire1.moved"
 	ip -br addr show wire1
 }
 
@@ -116,8 +105,8 @@ gap_ok() {
 on_wire1() {
 	local before
 	before=$(cat "$WORK/wire1.moved") || return 1
-	echo "wire1 after the move: $(($(pkts wire1) - before)) frames"
-	[ $(($(pkts wire1) - before)) -ge "$RATE" ]
+	echo "wire1 after the move: $(($(wire_frames wire1) - before)) frames"
+	[ $(($(wire_frames wire1) - before)) -ge "$RATE" ]
 }
 
 sent() {
@@ -127,10 +116,6 @@ sent() {
 
 history() {
 	"$P" -4 | awk -v l="$SELF" -v f="$PEER" '$1 == l && $2 == f'
-}
-
-counter() {	# NAME: this host's RDS counter (0 if absent)
-	"$RDS_TOOLS/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
 }
 
 # Back: host a brings wire0 up on both hosts, each moves its address
@@ -146,7 +131,7 @@ move_back() {
 	fi
 	wire_wait am-up0 120 a || return 1
 	sleep 2
-	resets=$(counter conn_reset)
+	resets=$(rds_counter conn_reset)
 	t0=$SECONDS t0_ms=$(date +%s%3N)
 	ip addr del "$SELF/24" dev wire1 && ip addr add "$SELF/24" dev wire0 || return 1
 	wire_mark am-back
@@ -157,11 +142,11 @@ move_back() {
 	fi
 	wire_wait am-down1 60 a || return 1
 	[ "${RDS_IMPL:-}" = ours ] || return 0
-	while [ "$(counter conn_reset)" = "$resets" ] && [ $((SECONDS - t0)) -lt 15 ]; do
+	while [ "$(rds_counter conn_reset)" = "$resets" ] && [ $((SECONDS - t0)) -lt 15 ]; do
 		sleep 0.2
 	done
 	lane=$(history)
-	echo "conn_reset $resets -> $(counter conn_reset); lane: $lane"
+	echo "conn_reset $resets -> $(rds_counter conn_reset); lane: $lane"
 	# Its last reset: when (ms since the epoch) and why.
 	echo "$lane" | awk -v r=$R_ADDR_GONE -v t0="$t0_ms" '
 		{ d = $13 - t0; printf "reset %d ms after the move, reason %d\n", d, $15

@@ -75,10 +75,6 @@ check_here() {	# DESC CMD...
 	sed 's/^/# /' "$W/step.out"
 }
 
-counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
-	"$RDS_TOOLS/rds-info" -c 2>/dev/null |
-		awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
-}
 progress() { cat "$W/progress.$MODE" 2>/dev/null || echo 0; }
 mark() { wire_mark "$MODE.$1"; }
 await() { wire_wait "$MODE.$1" "${2:-120}"; }
@@ -144,12 +140,12 @@ forged_routes() {
 # race, which would have dropped the real connection first).
 forged_refused() {
 	local r0 s0 r1 s1
-	r0=$(counter ib_route_refused)
-	s0=$(counter ib_listen_closed_stale)
+	r0=$(rds_counter ib_route_refused)
+	s0=$(rds_counter ib_listen_closed_stale)
 	mark forge
 	await forged || return 1
-	r1=$(counter ib_route_refused)
-	s1=$(counter ib_listen_closed_stale)
+	r1=$(rds_counter ib_route_refused)
+	s1=$(rds_counter ib_listen_closed_stale)
 	echo "ib_route_refused +$((r1 - r0)), ib_listen_closed_stale +$((s1 - s0))"
 	[ $((r1 - r0)) -ge 2 ] && [ "$s1" = "$s0" ]
 }
@@ -203,7 +199,7 @@ host_a_outage() {
 	done
 	PEER_VERDICT=$peer
 	echo "host a receives: $HERE; host b receives: $peer (wire0 still down)"
-	echo "counters here: failover $(counter ib_route_failover) port_error $(counter ib_route_port_error) connect $(counter ib_route_connect)"
+	echo "counters here: failover $(rds_counter ib_route_failover) port_error $(rds_counter ib_route_port_error) connect $(rds_counter ib_route_connect)"
 	wire_ctl self set_link wire on || rc_here=1
 	T_UP=$(ms)
 	echo "carrier back at message $(progress) here"
@@ -215,14 +211,14 @@ failback_seen() {
 	local fb0=$1 i gid
 	for ((i = 0; i < (HOLD_MS / 1000 + FAILBACK) * 10; i++)); do
 		gid=$(route_gid)
-		if [ "$(counter ib_route_failback)" -gt "$fb0" ] &&
+		if [ "$(rds_counter ib_route_failback)" -gt "$fb0" ] &&
 		   [ "$gid" = "::ffff:$RDS_WIRE_SELF" ]; then
 			echo "fail-back $(($(ms) - T_UP)) ms after wire0 came back (hold ${HOLD_MS} ms); route $gid"
 			return 0
 		fi
 		sleep 0.1
 	done
-	echo "no fail-back within $((HOLD_MS / 1000 + FAILBACK)) s: ib_route_failback $(counter ib_route_failback) (was $fb0), route $(route_gid)"
+	echo "no fail-back within $((HOLD_MS / 1000 + FAILBACK)) s: ib_route_failback $(rds_counter ib_route_failback) (was $fb0), route $(route_gid)"
 	return 1
 }
 
@@ -255,7 +251,7 @@ report() {
 	for n in ib_route_advert_sent ib_route_advert_received ib_route_connect \
 		 ib_route_accepted ib_route_refused ib_route_failover \
 		 ib_route_failback ib_route_port_error conn_reset; do
-		echo "# host $ROLE: $n $(counter $n)"
+		echo "# host $ROLE: $n $(rds_counter $n)"
 	done
 }
 
@@ -269,7 +265,7 @@ scenario_a() {
 	check_here "host a ($MODE): streams both ways over wire0's addresses" start_streams
 	await forge
 	check_here "host a ($MODE): forged route requests (wrong token, no such connection) refused" forged_routes
-	FB0=$(counter ib_route_failback)
+	FB0=$(rds_counter ib_route_failback)
 	check_here "host a ($MODE): wire0's carrier down and back" host_a_outage
 	if [ "$MODE" = off ]; then
 		check_here "host a ($MODE): nothing arrives while wire0 is down (no routes)" verdict "$HERE"

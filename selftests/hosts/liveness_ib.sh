@@ -62,10 +62,6 @@ else
 	exit 0
 fi
 
-counter() {	# NAME: this host's RDS counter (0 if absent)
-	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 # rds_rdma alone (rds_tcp would hold the IPv6 listener's port), what
 # was loaded kept for the end.
 MODS_BEFORE=$(awk '/^rds/ { print $1 }' /proc/modules | tr '\n' ' ')
@@ -90,12 +86,12 @@ established() {	# NAME
 # on either host.
 quiet() {
 	local resets hb0 hb
-	resets=$(counter conn_reset)
-	hb0=$(counter ib_heartbeat_sent)
+	resets=$(rds_counter conn_reset)
+	hb0=$(rds_counter ib_heartbeat_sent)
 	sleep "$QUIET"
-	hb=$(counter ib_heartbeat_sent)
-	echo "heartbeats sent in $QUIET s: $((hb - hb0)); conn_reset $resets -> $(counter conn_reset)"
-	[ "$(counter conn_reset)" = "$resets" ] || return 1
+	hb=$(rds_counter ib_heartbeat_sent)
+	echo "heartbeats sent in $QUIET s: $((hb - hb0)); conn_reset $resets -> $(rds_counter conn_reset)"
+	[ "$(rds_counter conn_reset)" = "$resets" ] || return 1
 	[ "${RDS_IMPL:-}" != ours ] || [ $((hb - hb0)) -ge 2 ]
 }
 
@@ -127,10 +123,10 @@ peer_lane() {
 hung_watch() {	# NAME
 	local name=$1 resets t0 t rc=0 i pids=() lane
 	wire_wait "$name.ready" 180 || return 1
-	resets=$(counter conn_reset)
+	resets=$(rds_counter conn_reset)
 	wire_ctl peer stop || return 1
 	t0=$(now_ms)
-	while [ "$(counter conn_reset)" = "$resets" ] &&
+	while [ "$(rds_counter conn_reset)" = "$resets" ] &&
 	      [ $(($(now_ms) - t0)) -lt $(((BOUND + 20) * 1000)) ]; do
 		sleep 0.2
 	done
@@ -168,11 +164,11 @@ off_watch() {	# NAME
 	local name=$1 resets rc=0
 	wire_wait "$name.ready" 180 || return 1
 	sysctl -qw net.rds.ib.heartbeat_ms=0 || return 1
-	resets=$(counter conn_reset)
+	resets=$(rds_counter conn_reset)
 	wire_ctl peer stop || return 1
 	sleep $((BOUND + 2))
-	echo "conn_reset $resets -> $(counter conn_reset) in $((BOUND + 2)) s with heartbeats off"
-	[ "$(counter conn_reset)" = "$resets" ] || rc=1
+	echo "conn_reset $resets -> $(rds_counter conn_reset) in $((BOUND + 2)) s with heartbeats off"
+	[ "$(rds_counter conn_reset)" = "$resets" ] || rc=1
 	wire_ctl peer cont || rc=1
 	sysctl -qw net.rds.ib.heartbeat_ms=$PERIOD_MS || rc=1
 	wire_mark "$name.thawed"

@@ -34,6 +34,7 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/wire.sh
 . lib/rds_tools.sh
+. lib/wirecheck.sh
 ST=$PWD/hosts/twonic_stream.py
 P=$PWD/lib/rds_paths.py
 SHORT=${RDS_WIRE_SHORT:-0}
@@ -73,22 +74,10 @@ ha_setup() {
 	ip route get "$PEER" from "$SELF" | grep -q "dev wire0"
 }
 
-pkts() {	# NIC: frames both ways
-	echo $(($(cat "/sys/class/net/$1/statistics/tx_packets") +
-		$(cat "/sys/class/net/$1/statistics/rx_packets")))
-}
-
 # Background work starts here, not inside tap_check (a subshell there
 # would lose the pids); tap_check then looks at the results in $WORK.
 rx_ready() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q "receiver ready" "$WORK/rx" && return 0
-		kill -0 "$RX_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$WORK/rx"
-	return 1
+	wirecheck_wait_ready "$WORK/rx" "$RX_PID" 10 || { cat "$WORK/rx"; return 1; }
 }
 
 link0() {	# on|off: wire0 on both hosts
@@ -110,9 +99,9 @@ outage() {
 # Each host samples its own counters at a's markers, into $WORK/counters.
 sample() {
 	wire_wait tn-down 120 a || return 1
-	echo "$(pkts wire0) $(pkts wire1)" > "$WORK/counters.down"
+	echo "$(wire_frames wire0) $(wire_frames wire1)" > "$WORK/counters.down"
 	wire_wait tn-up 120 a || return 1
-	echo "$(pkts wire0) $(pkts wire1)" > "$WORK/counters.up"
+	echo "$(wire_frames wire0) $(wire_frames wire1)" > "$WORK/counters.up"
 }
 
 during() {
@@ -143,7 +132,7 @@ gap_ok() {
 failback() {
 	local u0 u1 w0 w1
 	read -r u0 u1 < "$WORK/counters.up" || return 1
-	w0=$(pkts wire0) w1=$(pkts wire1)
+	w0=$(wire_frames wire0) w1=$(wire_frames wire1)
 	echo "after the outage: wire0 $((w0 - u0)) frames, wire1 $((w1 - u1))"
 	ip route get "$PEER" from "$SELF"
 	ip route get "$PEER" from "$SELF" | grep -q "dev wire0" &&

@@ -15,6 +15,14 @@ RDS_TCP_PORT=16385
 # and in order regardless. reorder needs a delay to act on.
 RDS_NETEM_LOSSY=(loss 5% duplicate 1% delay 2ms reorder 25% 50% corrupt 0.1%)
 
+# rds_counter NAME [PREFIX]: one RDS_INFO_COUNTERS value (0 if not
+# listed), read through the command prefix PREFIX if given.
+rds_counter() {
+	# shellcheck disable=SC2086
+	${2:-} "$RDS_TOOLS/rds-info" -c 2>/dev/null |
+		awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
+}
+
 # rds_impl_matches [MODULE...]: the loaded rds.ko is the set RDS_IMPL names
 # (ours is out of tree, so the kernel taints it with O; Linux's is not),
 # and each MODULE (default: rds_tcp) is loaded.

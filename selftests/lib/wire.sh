@@ -32,6 +32,12 @@
 
 WIRE_ROLES=abcdefghi
 
+# wire_frames NIC: frames NIC has sent and received, both together.
+wire_frames() {
+	echo $(($(cat "/sys/class/net/$1/statistics/tx_packets") +
+		$(cat "/sys/class/net/$1/statistics/rx_packets")))
+}
+
 wire_role() {
 	case "${RDS_WIRE_HOST:-}" in
 	[1-9]) echo "${WIRE_ROLES:$((RDS_WIRE_HOST - 1)):1}" ;;

@@ -56,10 +56,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-counter() {	# NAME: its RDS_INFO_COUNTERS value (0 if not listed)
-	"$T/rds-info" -c 2>/dev/null | awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }'
-}
-
 # Another address comes and goes on eth0, over and over.
 churn() {
 	local i
@@ -75,11 +71,11 @@ churn() {
 
 no_false_move() {
 	local resets moved rc=0
-	resets=$(counter conn_reset)
-	moved=$(counter ib_addr_moved)
+	resets=$(rds_counter conn_reset)
+	moved=$(rds_counter ib_addr_moved)
 	wirecheck_run - $A4 - $B4 2 4 0 0 churn || rc=1
-	echo "conn_reset $resets -> $(counter conn_reset), ib_addr_moved $moved -> $(counter ib_addr_moved)"
-	[ "$(counter conn_reset)" = "$resets" ] && [ "$(counter ib_addr_moved)" = "$moved" ] &&
+	echo "conn_reset $resets -> $(rds_counter conn_reset), ib_addr_moved $moved -> $(rds_counter ib_addr_moved)"
+	[ "$(rds_counter conn_reset)" = "$resets" ] && [ "$(rds_counter ib_addr_moved)" = "$moved" ] &&
 		[ "$rc" = 0 ]
 }
 
@@ -97,17 +93,17 @@ lane() {	# LOCAL PEER: its line of lib/rds_paths.py
 real_move() {
 	local local=$1 peer=$2 moved t0 l i
 	shift 2
-	moved=$(counter ib_addr_moved)
+	moved=$(rds_counter ib_addr_moved)
 	sleep 1
 	t0=$(date +%s%3N)
 	"$@" || return 1
 	for ((i = 0; i < 40; i++)); do
-		[ "$(counter ib_addr_moved)" != "$moved" ] && break
+		[ "$(rds_counter ib_addr_moved)" != "$moved" ] && break
 		sleep 0.1
 	done
 	l=$(lane "$local" "$peer")
-	echo "ib_addr_moved $moved -> $(counter ib_addr_moved); lane: $l"
-	[ "$(counter ib_addr_moved)" != "$moved" ] || return 1
+	echo "ib_addr_moved $moved -> $(rds_counter ib_addr_moved); lane: $l"
+	[ "$(rds_counter ib_addr_moved)" != "$moved" ] || return 1
 	echo "$l" | awk -v r=$R_ADDR_GONE -v t0="$t0" '
 		{ d = $13 - t0; printf "reset %d ms after the removal, reason %d\n", d, $15
 		  if ($15 == r && d >= 0 && d <= 2000) ok = 1 }
