@@ -126,8 +126,11 @@ rdma_conn() {
 	rings=$("$RDS_TOOLS/rds-info" "$opt" 2>&1)
 	echo "$info"
 	echo "$rings"
-	rds_info_has_conn "$info" "" "$peer" "$trans" C ||
-		{ echo "no $trans connection to $peer in rds-info -n"; return 1; }
+	rds_info_has_conn "$info" "" "$peer" "$trans" C || {
+		echo "no $trans connection to $peer in rds-info -n; its lanes' history:"
+		"$RDS_TOOLS/rds-info" -p 2>&1
+		return 1
+	}
 	if [ "$trans" = iwarp ]; then
 		[[ "$peer" == *:* ]] && return 0
 		echo "$rings" | awk -v p="$peer" '
