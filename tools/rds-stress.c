@@ -412,6 +412,10 @@ int main(int argc, char **argv)
 	cur.async_dropped = fin.async_dropped;
 	cur.async_other = fin.async_other;
 	cur.outliers = fin.outliers;
+	cur.rerequests = fin.rerequests;
+	cur.late_acks = fin.late_acks;
+	cur.unanswered = fin.unanswered;
+	cur.rdma_dropped = fin.rdma_dropped;
 	if (!failed && (s.o.flags & SF_ASYNC) &&
 	    fin.async_ok + fin.async_canceled + fin.async_dropped + fin.async_other !=
 	    fin.async_sent) {
@@ -446,6 +450,8 @@ int main(int argc, char **argv)
 			report_perfdata(&avg, &cur);
 		if (s.o.flags & SF_ASYNC)
 			report_async(&cur);
+		if (s.o.rerequest_ms)
+			report_rerequests(&cur);
 	}
 	if (failed)
 		fprintf(stderr, "%s: %s\n", progname, err);

@@ -184,6 +184,7 @@ void ctl_send_opts(int fd, const struct stress_opts *o,
 		.family = htonl(rds_ep_family(addr)),
 		.port_base = htonl(port_base),
 		.rdma_align = htonl(o->rdma_align),
+		.rerequest_ms = htonl(o->rerequest_ms),
 	};
 
 	if (rds_ep_family(addr) == AF_INET6)
@@ -218,6 +219,7 @@ void ctl_recv_opts(int fd, struct stress_opts *o, struct rds_ep *peer,
 	o->flags = ntohl(w.flags);
 	o->transport = (int32_t)ntohl((uint32_t)w.transport);
 	o->rdma_align = ntohl(w.rdma_align);
+	o->rerequest_ms = ntohl(w.rerequest_ms);
 	bad = stress_check(o);
 	if (bad)
 		die("options from the active side: %s", bad);

@@ -14,7 +14,7 @@ enum {
 	OPT_RDMA_ONCE = 1000, OPT_RDMA_GET_MR, OPT_RDMA_FENCE, OPT_RDMA_NOTIFY,
 	OPT_RDMA_CACHE, OPT_CONG_MON, OPT_HIST, OPT_PERF, OPT_JSON, OPT_TRANSPORT,
 	OPT_RESET, OPT_ASYNC, OPT_OUTLIERS, OPT_RETRIES, OPT_PARAMS,
-	OPT_RDMA_ALIGN, OPT_KEY_O_METER,
+	OPT_RDMA_ALIGN, OPT_KEY_O_METER, OPT_REREQUEST,
 };
 
 static void usage(void)
@@ -56,6 +56,8 @@ static void usage(void)
 "  --use-cong-monitor [0|1] use RDS_CONG_MONITOR congestion notifications\n"
 "  --async             send every message with RDS_CMSG_ASYNC_SEND and\n"
 "                      count its completion notifications\n"
+"  --rerequest-ms MS   give up a request unacknowledged for MS ms and send\n"
+"                      a new one in its place (counted; not rds-tools')\n"
 "  --reset             reset the connections from -r to -s (TOS -Q) with\n"
 "                      RDS_CONN_RESET and exit (needs CAP_NET_ADMIN)\n"
 "  --connect-retries N retry the control connection N times, 1 s apart\n"
@@ -167,6 +169,7 @@ void stress_parse(struct stress_opts *o, int argc, char **argv)
 		{ "rdma-key-o-meter", no_argument, NULL, OPT_KEY_O_METER },
 		{ "use-cong-monitor", optional_argument, NULL, OPT_CONG_MON },
 		{ "async", no_argument, NULL, OPT_ASYNC },
+		{ "rerequest-ms", required_argument, NULL, OPT_REREQUEST },
 		{ "reset", no_argument, NULL, OPT_RESET },
 		{ "connect-retries", required_argument, NULL, OPT_RETRIES },
 		{ "show-outliers", required_argument, NULL, OPT_OUTLIERS },
@@ -242,6 +245,10 @@ void stress_parse(struct stress_opts *o, int argc, char **argv)
 			usage_error("--%s (rds-tools' count of repeated R_Keys) is not "
 				    "implemented by this rds-stress", lname);
 		case OPT_ASYNC: o->flags |= SF_ASYNC; break;
+		case OPT_REREQUEST:
+			o->rerequest_ms = parse_u64("--rerequest-ms", optarg, 1,
+						    STRESS_MAX_REREQUEST_MS);
+			break;
 		case OPT_RESET: o->reset = true; break;
 		case OPT_RETRIES:
 			o->connect_retries = parse_u64("--connect-retries", optarg, 0, 1000000);
@@ -268,7 +275,7 @@ void stress_parse(struct stress_opts *o, int argc, char **argv)
 		usage_error("--reset needs the peer's address (-s ADDRESS)");
 	if (!o->active && shared_opts)
 		usage_error("test options (-t -d -q -a -T -o -Q -v -D -I -M, --rdma-*, --async, "
-			    "--transport) are given to the active side (-s ADDRESS); the passive "
+			    "--rerequest-ms, --transport) are given to the active side (-s ADDRESS); the passive "
 			    "side takes them from it");
 	if (o->have_local && o->active &&
 	    rds_ep_family(&o->local) != rds_ep_family(&o->peer))
@@ -305,5 +312,7 @@ const char *stress_check(const struct stress_opts *o)
 		return "--rdma-* options need -D BYTES";
 	if (o->rdma_align > STRESS_PAGE)
 		return "--rdma-alignment is at most 4096";
+	if (o->rerequest_ms > STRESS_MAX_REREQUEST_MS)
+		return "--rerequest-ms is at most an hour";
 	return NULL;
 }

@@ -35,6 +35,7 @@ struct stress_opts {
 	uint32_t	rdma_size, iovecs, rdma_mode, seconds, tos, flags;
 	int32_t		transport;	/* RDS_TRANS_*, -1: kernel's choice */
 	uint32_t	rdma_align;	/* RDMA buffers start this far past a page */
+	uint32_t	rerequest_ms;	/* --rerequest-ms; 0: wait for every ack */
 	/* local only */
 	bool		active, summary_only, cpu, histogram, perfdata, json;
 	bool		reset, show_params, rtprio, trace;
@@ -61,10 +62,12 @@ struct stress_wire {
 	uint8_t		addr[16];
 	uint32_t	port_base;	/* first port of the active side's tasks */
 	uint32_t	rdma_align;
+	uint32_t	rerequest_ms;
 };
 
 #define STRESS_WIRE_MAGIC	0x52445354	/* "RDST" */
-#define STRESS_WIRE_VERSION	2
+#define STRESS_WIRE_VERSION	3
 #define STRESS_PAGE		4096	/* --rdma-alignment's limit */
+#define STRESS_MAX_REREQUEST_MS	3600000	/* --rerequest-ms's limit: an hour */
 
 #endif

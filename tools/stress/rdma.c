@@ -172,6 +172,14 @@ void rdma_request_unsent(struct rdma_state *r, uint32_t slot)
 		free_mr(r, &r->cookies[slot]);
 }
 
+void rdma_request_given_up(struct rdma_state *r, uint32_t slot)
+{
+	/* Even a cached region: the peer's RDMA for the request given up
+	 * must not land in the slot's next request.
+	 */
+	free_mr(r, &r->cookies[slot]);
+}
+
 void rdma_prepare_ack(struct rdma_state *r, uint32_t ring_idx, uint8_t op,
 		      uint16_t req_task, uint64_t seq, uint64_t addr,
 		      uint32_t len, uint64_t cookie, void *ctl, size_t *ctl_len)

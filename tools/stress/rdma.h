@@ -37,6 +37,9 @@ int rdma_prepare_request(struct rdma_state *r, uint32_t slot, uint16_t task,
 			 size_t *ctl_len);
 /* The request could not be sent: drop what was registered for it. */
 void rdma_request_unsent(struct rdma_state *r, uint32_t slot);
+/* The request was given up (--rerequest-ms): its region goes, cached or
+ * not, so a late RDMA is refused rather than land in the next request. */
+void rdma_request_given_up(struct rdma_state *r, uint32_t slot);
 /* The RDS_CMSG_RDMA_ARGS control message for the ack of a request. */
 void rdma_prepare_ack(struct rdma_state *r, uint32_t ring_idx, uint8_t op,
 		      uint16_t req_task, uint64_t seq, uint64_t addr,

@@ -58,6 +58,10 @@ void totals_snap(struct totals *t, const struct stress_shared *sh,
 		t->async_dropped += s->async_dropped;
 		t->async_other += s->async_other;
 		t->outliers += s->outliers;
+		t->rerequests += s->rerequests;
+		t->late_acks += s->late_acks;
+		t->unanswered += s->unanswered;
+		t->rdma_dropped += s->rdma_dropped;
 		for (b = 0; b < HIST_BUCKETS; b++)
 			t->hist[b] += s->hist[b];
 		t->running += s->state == TASK_READY;
@@ -156,6 +160,13 @@ void report_async(const struct totals *t)
 	       t->async_sent, t->async_ok + t->async_canceled + t->async_dropped +
 	       t->async_other, t->async_ok, t->async_canceled, t->async_dropped,
 	       t->async_other);
+}
+
+void report_rerequests(const struct totals *t)
+{
+	printf("rerequests: %" PRIu64 ", late acks: %" PRIu64 ", unanswered at the end: %"
+	       PRIu64 ", RDMA reported dropped: %" PRIu64 "\n", t->rerequests,
+	       t->late_acks, t->unanswered, t->rdma_dropped);
 }
 
 void report_params(const struct stress_opts *o)
@@ -267,6 +278,11 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 		       t->async_canceled, t->async_dropped, t->async_other);
 	if (t && o->outlier_us != UINT64_MAX)
 		printf(",\n \"outliers\": %" PRIu64, t->outliers);
+	if (t && o->rerequest_ms)
+		printf(",\n \"rerequests\": {\"after_ms\": %u, \"given_up\": %" PRIu64
+		       ", \"late_acks\": %" PRIu64 ", \"unanswered\": %" PRIu64
+		       ", \"rdma_dropped\": %" PRIu64 "}", o->rerequest_ms, t->rerequests,
+		       t->late_acks, t->unanswered, t->rdma_dropped);
 	printf(",\n \"messages_tx\": %" PRIu64 ", \"messages_rx\": %" PRIu64
 	       ", \"verify_errors\": %" PRIu64 ", \"rdma_errors\": %" PRIu64
 	       ", \"rdma_deferred\": %" PRIu64 ", \"duplicates\": %" PRIu64

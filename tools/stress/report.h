@@ -16,6 +16,7 @@ struct totals {
 	uint64_t	duplicates, out_of_order;
 	uint64_t	async_sent, async_ok, async_canceled, async_dropped, async_other;
 	uint64_t	outliers;
+	uint64_t	rerequests, late_acks, unanswered, rdma_dropped;
 	uint64_t	hist[HIST_BUCKETS];
 	unsigned int	running;
 	uint64_t	when_ns;
@@ -39,6 +40,8 @@ void report_histogram(const struct totals *t);
 void report_perfdata(const struct row *avg, const struct totals *t);
 /* --async: sends and their notifications, once every task has drained. */
 void report_async(const struct totals *t);
+/* --rerequest-ms: requests given up and replaced, and why. */
+void report_rerequests(const struct totals *t);
 /* --show-params: the test's parameters, before it starts. */
 void report_params(const struct stress_opts *o);
 

@@ -27,6 +27,11 @@ struct task_stats {
 	 * anything else). */
 	uint64_t	async_sent, async_ok, async_canceled, async_dropped, async_other;
 	uint64_t	outliers;		/* --show-outliers: acks above it */
+	/* --rerequest-ms: requests given up and replaced (rerequests), acks
+	 * that came for one given up after all (late_acks), requests still
+	 * unanswered when the task ended, and the RDMA notifications that
+	 * said RDS_RDMA_DROPPED (also in rdma_errors). */
+	uint64_t	rerequests, late_acks, unanswered, rdma_dropped;
 	uint64_t	hist[HIST_BUCKETS];
 	volatile int	state;			/* enum task_state */
 	/* Wound down: sends no requests and none of its own is in flight

@@ -35,6 +35,10 @@
 #define WIND_DOWN_NS	(2ull * 1000000000ull)
 /* After the run, how long a task waits for its last notifications. */
 #define ASYNC_DRAIN_NS	(5ull * 1000000000ull)
+/* --rerequest-ms: how often the requests in flight are looked at, and
+ * how many requests given up each slot remembers (for late acks). */
+#define REREQUEST_SCAN_NS	(100ull * 1000000ull)
+#define GAVE_UP_KEPT		4
 
 /* An ack we owe but could not send yet. */
 struct pending {
@@ -64,6 +68,10 @@ struct task {
 	/* -v: the next request and ack sequence number expected from each
 	 * peer task (see check_seq). */
 	uint64_t			*exp_req, *exp_ack;
+	/* --rerequest-ms, per slot: the request in flight on it (0: none),
+	 * when it went, and the last GAVE_UP_KEPT given up on it. */
+	uint64_t			*slot_seq, *slot_sent_ns, *slot_gave_up;
+	uint64_t			next_scan_ns;
 	struct rdma_state		rdma;
 };
 
@@ -159,6 +167,12 @@ static void task_setup(struct task *t, const struct task_plan *p)
 	for (i = 0; i < o->tasks; i++) {
 		t->exp_req[i] = t->idx + 1;
 		t->exp_ack[i] = i + 1;
+	}
+	if (o->rerequest_ms) {
+		t->slot_seq = xcalloc(t, o->depth, sizeof(uint64_t));
+		t->slot_sent_ns = xcalloc(t, o->depth, sizeof(uint64_t));
+		t->slot_gave_up = xcalloc(t, (size_t)o->depth * GAVE_UP_KEPT,
+					  sizeof(uint64_t));
 	}
 	if (o->rdma_size) {
 		char why[160];
@@ -301,6 +315,10 @@ plain:
 	if (rc <= 0)
 		return rc;
 sent:
+	if (t->slot_seq) {
+		t->slot_seq[slot] = seq;
+		t->slot_sent_ns[slot] = be64toh(h->ts);
+	}
 	t->seq = seq;
 	t->nfree--;
 	t->inflight++;
@@ -371,12 +389,40 @@ static void check_seq(struct task *t, uint64_t *expected, uint64_t seq)
 	}
 }
 
+/* Was request @seq given up on @slot (one of the last GAVE_UP_KEPT)? */
+static int gave_up_on(const struct task *t, uint32_t slot, uint64_t seq)
+{
+	const uint64_t *g = &t->slot_gave_up[(size_t)slot * GAVE_UP_KEPT];
+	int i;
+
+	for (i = 0; seq && i < GAVE_UP_KEPT; i++)
+		if (g[i] == seq)
+			return 1;
+	return 0;
+}
+
 static void got_ack(struct task *t, const struct stress_hdr *h)
 {
 	uint32_t slot = be32toh(h->slot);
 	uint64_t rtt = now_ns() - be64toh(h->ts), us = rtt / 1000;
 	int b = 0;
 
+	if (slot < t->o->depth && t->slot_seq) {
+		uint64_t seq = be64toh(h->seq);
+
+		/* The ack of a request given up: not lost after all, only
+		 * slower than --rerequest-ms. Anything else that does not
+		 * match the slot's request is a duplicate or garbage.
+		 */
+		if (seq != t->slot_seq[slot]) {
+			if (gave_up_on(t, slot, seq))
+				t->st->late_acks++;
+			else
+				t->st->verify_errors++;
+			return;
+		}
+		t->slot_seq[slot] = 0;
+	}
 	if (slot >= t->o->depth || !t->inflight) {
 		t->st->verify_errors++;
 		return;
@@ -461,10 +507,12 @@ static int recv_one(struct task *t)
 			if (c->cmsg_len < CMSG_LEN(sizeof(nt)))
 				break;
 			memcpy(&nt, CMSG_DATA(c), sizeof(nt));
-			if (nt.user_token & ASYNC_TOKEN)
+			if (nt.user_token & ASYNC_TOKEN) {
 				async_done(t, &nt);
-			else if (nt.status)
+			} else if (nt.status) {
 				t->st->rdma_errors++;
+				t->st->rdma_dropped += nt.status == RDS_RDMA_DROPPED;
+			}
 			ctl_only = 1;
 			break;
 		}
@@ -490,7 +538,10 @@ static int recv_one(struct task *t)
 							    be64toh(h->seq));
 		if (h->type == MSG_REQ)
 			check_seq(t, &t->exp_req[peer], be64toh(h->seq));
-		else if (h->type == MSG_ACK)
+		/* A request given up leaves a gap in its peer's acks:
+		 * got_ack matches each ack to its slot's request instead.
+		 */
+		else if (h->type == MSG_ACK && !t->slot_seq)
 			check_seq(t, &t->exp_ack[peer], be64toh(h->seq));
 	}
 	if (h->type == MSG_REQ)
@@ -500,6 +551,40 @@ static int recv_one(struct task *t)
 	else
 		t->st->verify_errors++;
 	return 1;
+}
+
+/* --rerequest-ms: give up the requests unanswered for that long and free
+ * their slots, which send_request fills with new requests. RDS never
+ * loses a message silently, but it drops a message whose RDMA was in
+ * flight when its connection went down rather than do the RDMA twice,
+ * and tells the sender (RDS_RDMA_DROPPED): such an ack never comes.
+ */
+static void rerequest_scan(struct task *t)
+{
+	uint64_t now = now_ns(), after = t->o->rerequest_ms * 1000000ull, *g;
+	uint32_t slot;
+
+	if (now < t->next_scan_ns)
+		return;
+	t->next_scan_ns = now + REREQUEST_SCAN_NS;
+	for (slot = 0; slot < t->o->depth; slot++) {
+		if (!t->slot_seq[slot] || now - t->slot_sent_ns[slot] < after)
+			continue;
+		if (t->o->trace)
+			fprintf(stderr, "task %u: request %llu on slot %u unanswered for %u ms: "
+				"given up\n", t->idx, (unsigned long long)t->slot_seq[slot],
+				slot, t->o->rerequest_ms);
+		/* Its region goes: an RDMA that still came would be refused. */
+		if (t->o->rdma_size)
+			rdma_request_given_up(&t->rdma, slot);
+		g = &t->slot_gave_up[(size_t)slot * GAVE_UP_KEPT];
+		memmove(g + 1, g, (GAVE_UP_KEPT - 1) * sizeof(*g));
+		g[0] = t->slot_seq[slot];
+		t->slot_seq[slot] = 0;
+		t->free_slots[t->nfree++] = slot;
+		t->inflight--;
+		t->st->rerequests++;
+	}
 }
 
 /* Mark the task wound down once the parent said stop and no request of
@@ -527,6 +612,8 @@ static void task_loop(struct task *t)
 		struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
 
 		wind_down(t, &drain_by);
+		if (t->slot_seq && !t->sh->stop)
+			rerequest_scan(t);
 
 		while (t->ack_count) {
 			rc = send_ack(t, &t->acks[t->ack_head]);
@@ -607,6 +694,7 @@ void task_main(const struct task_plan *p)
 	task_loop(&t);
 	if (t.o->flags & SF_ASYNC)
 		async_drain(&t);
+	t.st->unanswered = t.slot_seq ? t.inflight : 0;
 	/* Registrations and the socket go with the process. */
 	__atomic_store_n(&t.st->state, TASK_DONE, __ATOMIC_RELEASE);
 	_exit(0);
