@@ -224,6 +224,7 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	if (peer) {
 		mr->r_peer = *peer;
 		mr->r_for_peer = true;
+		mr->r_tos = READ_ONCE(rs->rs_tos);
 	}
 
 	ret = rds_mr_charge(npages, &mr->r_mm);

@@ -66,10 +66,11 @@
 #   HA_MODES    port failover between two of ours with two ports each
 #               (selftests/hosts/ha_route.sh, vmN.sh --nics 2 --rdma),
 #               one boot running the modes in turn: "on" (routes: the
-#               streams go on over the second port) and "off"
-#               (ha_routes=0: they stop until the port returns); default
-#               with RDS_IMPL=ours "on off", none with --short or
-#               RDS_IMPL=intree
+#               streams go on over the second port), "off"
+#               (ha_routes=0: they stop until the port returns) and
+#               "rdma" (rds-stress -v with RDMA both ways across the
+#               outage, about 90 s); default with RDS_IMPL=ours
+#               "on off rdma", none with --short or RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -335,8 +336,8 @@ done
 
 # Two ports per guest: host a's first port fails mid-stream and returns
 # (ha_route.sh); with routes the streams move to the second port and
-# back, without them they wait for the first.
-ha_boot() {	# "on off"
+# back, without them they wait for the first; RDMA moves with them.
+ha_boot() {	# "on off rdma"
 	local mode=$1 out log rc t0 h
 	out=$RESULTS/ha-route
 	log=$out.log
@@ -348,17 +349,18 @@ ha_boot() {	# "on off"
 		merge_show "$out/$h/results.tap" "port failover, routes $mode, $h: "
 	done
 	result "$rc" "port-failover boot (routes $mode) finished with clean kernel logs (vmN.sh exit $rc)" "$log"
-	grep -h "longest gap\|fail-back\|arrive again\|nothing new" "$out"/[ab]/results.tap 2>/dev/null |
+	grep -h "longest gap\|fail-back\|arrive again\|nothing new\|gave up\|per second while" \
+		"$out"/[ab]/results.tap 2>/dev/null |
 		sed "s/^#* */# port failover, routes $mode: /" | tee -a "$TAP"
 	emit "# port failover (routes $mode): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 ha_default=""
-[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && ha_default="on off"
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && ha_default="on off rdma"
 read -ra HA_MODES <<< "${HA_MODES-$ha_default}"
 for mode in "${HA_MODES[@]}"; do
 	case "$mode" in
-	on|off) ;;
-	*) result 1 "HA mode '$mode': on or off"; HA_MODES=() ;;
+	on|off|rdma) ;;
+	*) result 1 "HA mode '$mode': on, off or rdma"; HA_MODES=() ;;
 	esac
 done
 [ ${#HA_MODES[@]} = 0 ] || ha_boot "${HA_MODES[*]}"

@@ -29,6 +29,19 @@
 # default mode fails on. RDS_HA_MODE="on off" runs both, in that order,
 # in one boot.
 #
+# RDS_HA_MODE=rdma: with routes, a verified rds-stress session with RDMA
+# reads and writes both ways (-v -D, --rdma-use-notify) runs across the
+# same outage and fail-back. An RDMA in flight when the connection moves
+# is never done twice: RDS drops its message and reports the operation
+# RDS_RDMA_DROPPED to the side that issued it; the requester, whose ack
+# never comes, gives the request up after --rerequest-ms and sends a new
+# one. Every request given up on one host must be an RDMA failure
+# reported on the other (nothing silently lost), no ack may come after
+# its request was given up (nothing stalled that long), none may be left
+# unanswered, all data verified, and acks must keep coming while wire0
+# is down. Regions registered for the peer while the connection is on
+# wire1 are registered on wire1's device (a key is valid on one device).
+#
 # RDS_HA_MSGS (default 1500 per direction), RDS_HA_PACE_MS (20),
 # RDS_HA_MAXLEN (16384 bytes), RDS_HA_BOUND (5 s), RDS_HA_FAILBACK (15 s
 # after wire0's return, on top of net.rds.ib.ha_failback_ms).
@@ -255,6 +268,130 @@ report() {
 	done
 }
 
+# The rdma mode. RR_SECS of rds-stress; wire0 goes at RR_DOWN s for
+# RR_OUT s; a request is given up after RR_GIVE_UP ms. Requests in flight
+# at the move hold their slots until given up, so acks are looked for
+# from then on; the fail-back (HOLD_MS after the return) and the
+# give-ups it causes end well before the run does, so nothing is left
+# unanswered.
+RR_SECS=64 RR_DOWN=6 RR_OUT=16 RR_GIVE_UP=6000
+rr_args=(-t 2 -d 8 -q 1024 -a 256 -D 65536 -M 0 --rdma-use-notify
+	 --rerequest-ms "$RR_GIVE_UP" -T "$RR_SECS")
+
+# judge_rdma OWN [PEER T_DOWN T_UP]: OWN (this side's JSON) is verified
+# and explained; with PEER (the other side's), each request one side
+# gave up is an RDMA failure the other side was told of, and acks kept
+# coming while wire0 was down (T_DOWN and T_UP: seconds into the run)
+# once the requests caught in the move were given up.
+judge_rdma() {
+	python3 - "$@" <<'PY'
+import json, sys
+def load(f):
+    try:
+        return json.load(open(f))
+    except Exception as e:
+        print("no JSON in %s: %s" % (f, e))
+        print(open(f).read())
+        sys.exit(1)
+d = load(sys.argv[1])
+r = d.get("rerequests") or {}
+print("status %s, %s tx, %s rx, verify_errors %s; given up %s, late acks %s, "
+      "unanswered %s; RDMA failures reported %s (dropped %s, other %s)" %
+      (d["status"], d["messages_tx"], d["messages_rx"], d["verify_errors"],
+       r.get("given_up"), r.get("late_acks"), r.get("unanswered"), d["rdma_errors"],
+       r.get("rdma_dropped"), d["rdma_errors"] - r.get("rdma_dropped", 0)))
+ok = (d["status"] == "ok" and d["options"]["verify"] and d["verify_errors"] == 0
+      and d["messages_tx"] > 0 and d["messages_rx"] > 0 and bool(r)
+      and r["late_acks"] == 0 and r["unanswered"] == 0)
+if len(sys.argv) > 2:
+    p = load(sys.argv[2])
+    pr = p.get("rerequests") or {}
+    down, up = float(sys.argv[3]), float(sys.argv[4])
+    # Each ack that never came: its RDMA failed, and the side that
+    # issued it was told (a status). The reverse need not hold: an
+    # operation whose completion the move cut off is reported failed
+    # even if it reached the peer, and so may its ack.
+    print("host a gave up %s, host b was told of %s failed RDMA; host b gave up %s, "
+          "host a was told of %s" % (r.get("given_up"), p["rdma_errors"],
+                                     pr.get("given_up"), d["rdma_errors"]))
+    ok = ok and bool(pr) and r["given_up"] <= p["rdma_errors"] \
+        and pr.get("given_up") <= d["rdma_errors"]
+    # Rows are seconds from the start of the sending, which comes up to
+    # two seconds after T_DOWN's and T_UP's origin (the handshake): from
+    # the give-up after the move (and a second) to two seconds before
+    # the return. A second with a round trip had an ack (requests alone
+    # count in rx_per_s, not in rtt_usec).
+    first = int(down + float(sys.argv[5]) / 1000) + 1
+    rows = d["intervals"][first:int(up) - 2]
+    acked = [round(x["rx_per_s"]) if x["rtt_usec"] > 0 else 0 for x in rows]
+    print("messages received per second with acks among them while wire0 was down, "
+          "from %d s: %s" % (first, acked))
+    ok = ok and len(rows) >= 3 and sum(1 for x in acked if x > 0) * 2 >= len(rows)
+sys.exit(0 if ok else 1)
+PY
+}
+
+rdma_serve() {
+	rds_stress_serve "" "$W/rdma.passive" "$RDS_WIRE_SELF" $PORT || return 1
+	mark serving
+}
+
+rdma_served() {
+	local rc
+	wait "$RDS_STRESS_PID"
+	rc=$?
+	echo "passive exit $rc"
+	cat "$W/rdma.passive.err"
+	cp "$W/rdma.passive" "$RDS_WIRE_DIR/b.rdma.json"
+	mark judged
+	judge_rdma "$W/rdma.passive" && [ "$rc" = 0 ]
+}
+
+# Host a: the active side, with wire0 down RR_DOWN s into the run for
+# RR_OUT s; judged with host b's counts.
+rdma_run() {
+	local t0 t_down t_up rc
+	await serving || return 1
+	t0=$(ms)
+	timeout 120 "$RDS_TOOLS/rds-stress" -s "$RDS_WIRE_PEER" -r "$RDS_WIRE_SELF" \
+		-p $PORT -v --json "${rr_args[@]}" > "$W/rdma.active" 2> "$W/rdma.active.err" &
+	RPID=$!
+	sleep $RR_DOWN
+	wire_ctl self set_link wire off || return 1
+	t_down=$(ms)
+	sleep $RR_OUT
+	wire_ctl self set_link wire on || return 1
+	t_up=$(ms)
+	echo "wire0 down from $(((t_down - t0) / 1000)) s to $(((t_up - t0) / 1000)) s of the run"
+	wait "$RPID"
+	rc=$?
+	RPID=""
+	echo "active exit $rc"
+	cat "$W/rdma.active.err"
+	echo "counters here: failover $(rds_counter ib_route_failover) failback $(rds_counter ib_route_failback) send_drop_rdma $(rds_counter send_drop_rdma)"
+	await judged 120 || return 1
+	judge_rdma "$W/rdma.active" "$RDS_WIRE_DIR/b.rdma.json" \
+		$(((t_down - t0) / 1000)) $(((t_up - t0) / 1000)) "$RR_GIVE_UP" && [ "$rc" = 0 ]
+}
+
+scenario_a_rdma() {
+	echo "# host a: routes on, rds-stress ${rr_args[*]} -v across wire0's outage"
+	check_here "host a (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
+	check_here "host a (rdma): verified RDMA both ways across wire0's outage and fail-back: every request given up was an RDMA failure reported to host b, none late or unanswered, acks while wire0 was down" rdma_run
+	mark finished
+	await finished 300
+	report
+}
+
+scenario_b_rdma() {
+	check_here "host b (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
+	check_here "host b (rdma): passive rds-stress listening on wire0's address" rdma_serve
+	check_here "host b (rdma): its session verified, none late or unanswered" rdma_served
+	mark finished
+	await finished 300
+	report
+}
+
 RPID="" SPID=""
 trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
 wire_mark "impl-${RDS_IMPL:-unset}"
@@ -307,14 +444,22 @@ scenario_b() {
 	report
 }
 
-case "$ROLE" in
-a) tap_plan $((9 * ${#MODES[@]})) ;;
-b) tap_plan $((5 * ${#MODES[@]})) ;;
-esac
+plan=0
 for MODE in "${MODES[@]}"; do
-	case "$ROLE" in
-	a) scenario_a ;;
-	b) scenario_b ;;
+	case "$ROLE:$MODE" in
+	a:rdma) plan=$((plan + 2)) ;;
+	b:rdma) plan=$((plan + 3)) ;;
+	a:*) plan=$((plan + 9)) ;;
+	b:*) plan=$((plan + 5)) ;;
+	esac
+done
+tap_plan $plan
+for MODE in "${MODES[@]}"; do
+	case "$ROLE:$MODE" in
+	a:rdma) scenario_a_rdma ;;
+	b:rdma) scenario_b_rdma ;;
+	a:*) scenario_a ;;
+	b:*) scenario_b ;;
 	esac
 	PORT=$((PORT + 10))
 done

@@ -406,11 +406,46 @@ static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
 	return ret;
 }
 
+/* The address whose device registers @mr. A key is valid on one device
+ * only: a region for one peer whose connection runs on an alternate
+ * route (rds_rdma_route.c: another port, often another device) is
+ * registered where the route runs, or the peer's RDMA with its key would
+ * be refused there, taking the connection down. Otherwise, and for a
+ * region any peer may use, the socket's own address picks the device.
+ * A move after this leaves the key on the old device: the peer's RDMA
+ * fails, and its sender is told.
+ */
+static const struct in6_addr *
+rds_rdma_mr_laddr(const struct rds_mr *mr, struct net *net,
+		  const struct in6_addr *laddr,
+		  const struct rds_rdma_flavor *fl, struct in6_addr *route)
+{
+	struct rds_connection *conn;
+	struct rds_rdma_conn *ic;
+	bool alt = false;
+
+	if (!mr->r_for_peer || !net_eq(net, &init_net))
+		return laddr;
+	conn = rds_conn_find(net, laddr, &mr->r_peer, &fl->trans, mr->r_tos, 0);
+	if (!conn)
+		return laddr;
+	ic = rds_rdma_conn(conn);
+	mutex_lock(&ic->i_cm_mutex);
+	if (ic->i_route.alt && rds_conn_state(conn) == RDS_CONN_UP) {
+		*route = ic->i_route.laddr;
+		alt = true;
+	}
+	mutex_unlock(&ic->i_cm_mutex);
+	rds_conn_put(conn);
+	return alt ? route : laddr;
+}
+
 /**
  * rds_rdma_mr_register - the transport's mr_register op
  * @mr: the region, pinned
  * @net: namespace of @laddr
- * @laddr: the registering socket's address (picks the device)
+ * @laddr: the registering socket's address (picks the device, unless
+ *	the region's peer is reached over an alternate route)
  * @kg: unused: the key is the device region's
  *
  * Context: process context, may sleep.
@@ -422,8 +457,10 @@ int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
 	unsigned int class = mr->r_npages > rds_rdma_frmr_pages[0];
 	struct rds_rdma_frmr *f;
 	struct rds_rdma_dev *dev;
+	struct in6_addr route;
 	int access, ret, tries = 0;
 
+	laddr = rds_rdma_mr_laddr(mr, net, laddr, fl, &route);
 	dev = rds_rdma_dev_by_addr(net, laddr, fl->node_type);
 	if (!dev)
 		return -ENODEV;

@@ -61,6 +61,8 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg);
  * @r_peer: the only peer address allowed to access the region, if
  *	@r_for_peer (RDS_GET_MR_FOR_DEST, RDS_CMSG_RDMA_MAP)
  * @r_for_peer: @r_peer is set
+ * @r_tos: the registering socket's type of service: with @r_peer, it
+ *	names the connection the region is for
  * @r_trans: the transport that registered it (its module is held while
  *	@r_tdata is set)
  * @r_tdata: the transport's state of the registration, or NULL
@@ -85,6 +87,7 @@ struct rds_mr {
 	struct mm_struct	*r_mm;
 	struct in6_addr		r_peer;
 	bool			r_for_peer;
+	u8			r_tos;
 	const struct rds_transport *r_trans;
 	void			*r_tdata;
 	struct work_struct	r_kill_w;
