@@ -77,12 +77,15 @@ vm() {
 # The fault-injection boot: the suite once per module and probability
 # with allocations failing on that module's paths (scripts/check/fault-inject.sh).
 # A bigger log buffer keeps every injected failure's stack for counting.
-# RDS_FAULT_MODULES (fault-inject.sh's module list) is handed on to the
-# guest, which sees only the command line.
+# RDS_FAULT_MODULES (fault-inject.sh's module list) and RDS_FAULT_SKIP
+# (rounds it leaves out) are handed on to the guest, which sees only the
+# command line.
 fault_boot() {
 	local log=$RESULTS/fault.log rc job=(scripts/check/fault-inject.sh "$@")
 	[ -n "${RDS_FAULT_MODULES:-}" ] &&
 		job=(RDS_FAULT_MODULES="$(printf %q "$RDS_FAULT_MODULES")" "${job[@]}")
+	[ -n "${RDS_FAULT_SKIP:-}" ] &&
+		job=(RDS_FAULT_SKIP="$(printf %q "$RDS_FAULT_SKIP")" "${job[@]}")
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 	RDS_VM_APPEND="${RDS_VM_APPEND:-} log_buf_len=32M" \
 		vm --rdma --timeout 3600 --out "$RESULTS/fault" -- \
