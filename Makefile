@@ -48,7 +48,7 @@ MODULES := net/rds.ko transports/loop/rds_loop.ko transports/ib/rds_rdma.ko \
 export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
-	vm install modules_install sparse checkpatch bench debug-kernel \
+	vm install modules_install sparse checkpatch bench bench-failover debug-kernel \
 	check-debug check-fault fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
 	check-wire check-wire-short test deb check-deb tools_install
 
@@ -131,6 +131,10 @@ demo:
 # rds-stress scenarios, Linux's in-tree RDS vs ours (results/bench/).
 bench:
 	scripts/bench/bench.sh
+
+# How long traffic stops when a port fails: routes vs an address move.
+bench-failover:
+	scripts/bench/bench-failover.sh
 
 # An interactive shell in the guest with our modules loaded.
 vm: all
