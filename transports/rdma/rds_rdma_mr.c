@@ -23,7 +23,8 @@
  * dev->reg_rwsem (read: a registration or invalidation in progress;
  * write: installing a registration queue pair, the device going away)
  * outside dev->frmr_lock. No RDMA CM call is made under reg_rwsem
- * (rds_rdma_regqp_ready()).
+ * (rds_rdma_regqp_ready()). A connection's i_cm_mutex is taken alone,
+ * before any of them, to read its route (rds_rdma_mr_laddr()).
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -424,12 +425,14 @@ rds_rdma_mr_laddr(const struct rds_mr *mr, struct net *net,
 	struct rds_rdma_conn *ic;
 	bool alt = false;
 
+	might_sleep();
 	if (!mr->r_for_peer || !net_eq(net, &init_net))
 		return laddr;
 	conn = rds_conn_find(net, laddr, &mr->r_peer, &fl->trans, mr->r_tos, 0);
 	if (!conn)
 		return laddr;
 	ic = rds_rdma_conn(conn);
+	/* The route's address is written under it; held for a copy only. */
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_route.alt && rds_conn_state(conn) == RDS_CONN_UP) {
 		*route = ic->i_route.laddr;
