@@ -46,7 +46,7 @@ total=$(grep -c '^unreferenced object' /tmp/kmemleak.all)
 # MR's page list is always referenced by siw's own tables, so only that
 # error path leaves one unreferenced.
 SLAB_ADD='kobject_set_name_vargs[^\n]*\n[^\n]*kobject_init_and_add[^\n]*\n[^\n]*sysfs_slab_add'
-SIW_PBL='siw_pbl_alloc[^\n]*\n[^\n]*siw_alloc_mr'
+SIW_PBL='siw_pbl_alloc[^\n]*\n[^\n]*siw_alloc_mr[^\n]*\n[^\n]*ib_alloc_mr'
 UPSTREAM="$SLAB_ADD|$SIW_PBL"
 ours=$(awk -v RS= -v up="$UPSTREAM" '
 	($0 ~ /\[(rds[a-z_]*|rds_test_[a-z_]+)\]/ ||
