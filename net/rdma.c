@@ -1051,6 +1051,42 @@ u64 rds_rdma_hdr_cookie(const struct rds_header *hdr)
 	return rds_rdma_make_cookie(be32_to_cpu(ext.h_rdma_rkey),
 				    be32_to_cpu(ext.h_rdma_offset));
 }
+EXPORT_SYMBOL_GPL(rds_rdma_hdr_cookie);
+
+/**
+ * rds_rdma_cookie_is_at - is the region a message names registered there?
+ * @rm: a message naming one of its sender's regions (@rm->m_rdma_cookie)
+ * @where: a transport's id of a place (struct rds_mr, @r_where)
+ *
+ * A transport whose keys are valid in one place only (an adapter's, on
+ * its device) asks before it sends the cookie over another.
+ *
+ * Context: process or softirq context (the transmit path).
+ * Return: false also when the region or its socket is gone: the cookie
+ * names nothing a peer can reach.
+ */
+bool rds_rdma_cookie_is_at(struct rds_message *rm, u32 where)
+{
+	u32 key = rds_rdma_cookie_key(rm->m_rdma_cookie);
+	struct rds_sock *rs;
+	struct rds_mr *mr;
+	bool at = false;
+
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (rs)
+		sock_hold(rds_rs_to_sk(rs));
+	spin_unlock_bh(&rm->m_rs_lock);
+	if (!rs)
+		return false;
+	xa_lock_bh(&rs->rs_mrs);
+	mr = key ? xa_load(&rs->rs_mrs, key) : NULL;
+	at = mr && !(mr->r_use_once && mr->r_claimed) && mr->r_where == where;
+	xa_unlock_bh(&rs->rs_mrs);
+	sock_put(rds_rs_to_sk(rs));
+	return at;
+}
+EXPORT_SYMBOL_GPL(rds_rdma_cookie_is_at);
 
 /**
  * rds_rdma_notify_locked - queue an operation's status for its sender

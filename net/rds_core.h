@@ -597,21 +597,6 @@ int rds_bind_net_init(struct rds_net *rn);
 void rds_bind_net_exit(struct rds_net *rn);
 
 /* rdma.c */
-/* A cookie is the region's key in its low half, an offset in its high. */
-static inline u32 rds_rdma_cookie_key(u64 cookie)
-{
-	return (u32)cookie;
-}
-
-static inline u32 rds_rdma_cookie_offset(u64 cookie)
-{
-	return cookie >> 32;
-}
-
-static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
-{
-	return r_key | ((u64)offset << 32);
-}
 
 int rds_get_mr(struct rds_sock *rs, sockptr_t optval, unsigned int optlen);
 int rds_get_mr_for_dest(struct rds_sock *rs, sockptr_t optval,
@@ -624,7 +609,6 @@ int rds_rdma_parse_cmsgs(struct rds_sock *rs, struct rds_message *rm,
 void rds_rdma_unmap(struct rds_sock *rs, struct rds_message *rm);
 void rds_rdma_set_exthdrs(struct rds_message *rm);
 void rds_rdma_recv_used(struct rds_sock *rs, const struct rds_header *hdr);
-u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
 void rds_notify_queue_locked(struct rds_sock *rs, struct rds_notifier *n);
 int rds_async_parse(struct rds_message *rm, struct msghdr *msg);
 bool rds_async_notify_locked(struct rds_sock *rs, struct rds_message *rm,

@@ -403,6 +403,27 @@ void rds_send_drop_unsent(struct rds_message *rm)
 	rds_send_retire(&list, RDS_RDMA_SUCCESS);
 }
 
+/* The transport refused @rm's operation before posting it: the peer would
+ * refuse its key on this connection (an adapter's key for another route),
+ * and the refusal would take the connection down for everyone on it. The
+ * message goes instead, unsent, reported RDS_RDMA_DROPPED as a reconnect
+ * reports what it drops; its sequence number is never seen (the peer
+ * takes gaps, as after a cancel). Returns 0: the next message goes on.
+ */
+static int rds_send_drop_refused(struct rds_connection *conn,
+				 struct rds_message *rm)
+{
+	LIST_HEAD(list);
+
+	spin_lock_bh(&conn->c_lock);
+	if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags))
+		list_move_tail(&rm->m_conn_item, &list);
+	spin_unlock_bh(&conn->c_lock);
+	rds_send_gave_up(conn, RDS_STAT_SEND_DROP_RDMA, !list_empty(&list));
+	rds_send_retire(&list, RDS_RDMA_DROPPED);
+	return 0;
+}
+
 /**
  * rds_rdma_send_complete - an adapter finished a message's operation
  * @rm: the message whose operation (@rm->m_rdma) completed
@@ -840,7 +861,9 @@ static int rds_send_one(struct rds_connection *conn, struct rds_message *rm)
 	rds_conn_assert_xmit_held(conn);
 	if (!conn->c_xmit_pos)
 		ret = rds_send_xmit_rdma(conn, rm);
-	if (!ret)
+	if (ret == -EKEYREJECTED)
+		ret = rds_send_drop_refused(conn, rm);
+	else if (!ret)
 		ret = conn->c_trans->xmit(conn, rm, &conn->c_xmit_pos);
 	if (!ret) {
 		conn->c_xmit_rm = NULL;

@@ -41,6 +41,22 @@ struct rds_mr_keygen {
 
 u32 rds_mr_key_next(struct rds_mr_keygen *kg);
 
+/* A cookie is the region's key in its low half, an offset in its high. */
+static inline u32 rds_rdma_cookie_key(u64 cookie)
+{
+	return (u32)cookie;
+}
+
+static inline u32 rds_rdma_cookie_offset(u64 cookie)
+{
+	return cookie >> 32;
+}
+
+static inline u64 rds_rdma_make_cookie(u32 r_key, u32 offset)
+{
+	return r_key | ((u64)offset << 32);
+}
+
 /**
  * struct rds_mr - a registered memory region
  * @r_refcount: the socket's table holds one; so does each user
@@ -66,6 +82,8 @@ u32 rds_mr_key_next(struct rds_mr_keygen *kg);
  * @r_trans: the transport that registered it (its module is held while
  *	@r_tdata is set)
  * @r_tdata: the transport's state of the registration, or NULL
+ * @r_where: where the transport registered it (an adapter: its device),
+ *	as an id of the transport's that is never 0; 0 if it does not say
  * @r_kill_w: kills a use-once region a peer used (from a receive path
  *	that does not kill it before delivery: rds_rdma_recv_used())
  *
@@ -90,6 +108,7 @@ struct rds_mr {
 	u8			r_tos;
 	const struct rds_transport *r_trans;
 	void			*r_tdata;
+	u32			r_where;
 	struct work_struct	r_kill_w;
 };
 
@@ -188,6 +207,8 @@ struct rds_mr *rds_rdma_recv_claim(struct rds_connection *conn,
 				   const struct rds_header *hdr,
 				   const struct in6_addr *daddr);
 void rds_rdma_recv_kill(struct rds_mr *mr);
+bool rds_rdma_cookie_is_at(struct rds_message *rm, u32 where);
+u64 rds_rdma_hdr_cookie(const struct rds_header *hdr);
 
 /*
  * A silent RDMA with nothing else to say: no SEND goes to the peer (as in

@@ -114,7 +114,10 @@ struct rds_info_table {
  * @xmit_rdma: carry out the RDMA operation @rm->m_rdma before @rm itself
  *	is transmitted, and report its outcome with rds_rdma_op_complete()
  *	(now or from a completion). Return 0, or -EAGAIN / -ENOMEM to be
- *	called again. Same context as @xmit. NULL: no RDMA on this transport
+ *	called again, or -EKEYREJECTED, before posting anything, when the
+ *	peer is known to refuse the operation's key on this connection (the
+ *	core drops @rm, reported RDS_RDMA_DROPPED, and goes on with the next
+ *	message). Same context as @xmit. NULL: no RDMA on this transport
  *	(sendmsg() and RDS_GET_MR answer EOPNOTSUPP).
  * @rdma_check: can @conn carry @op (a device without masked or any
  *	atomics)? 0 or -EOPNOTSUPP, at sendmsg. Optional. Process
