@@ -112,6 +112,38 @@ atomic_init() {		# PORT
 	return $rc
 }
 
+# A key named by a socket that closed before its message left, used by
+# the peer (rds-key-peer, TOS 9, a connection of its own): between two
+# of ours the owner says the key is valid nowhere, and host b's write to
+# it is refused on host b (RDS_RDMA_DROPPED) instead of breaking the
+# queue pair (REMOTE_ERROR and a reset of the connection for all its
+# users, what Linux does). A live key on the same connection still works.
+KP=$PWD/keypeer/rds-key-peer
+key_target() {	# PORT
+	local out=$RDS_TOOLS_WORK/key.target pid rc refused
+	refused=$(counter ib_key_refused)
+	"$KP" target "$RDS_WIRE_SELF" "$1" 9 > "$out" 2>&1 &
+	pid=$!
+	wait_for_line "$out" $pid "target ready" 10
+	wire_mark keys
+	wait $pid
+	rc=$?
+	cat "$out"
+	refused=$(($(counter ib_key_refused) - refused))
+	echo "ib_key_refused +$refused (want 1)"
+	[ "$rc" = 0 ] && [ "$refused" = 1 ]
+}
+key_owner() {	# PORT
+	local away rc
+	away=$(counter ib_key_away_sent)
+	wire_wait keys 180 || return 1
+	"$KP" owner "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$1" 9
+	rc=$?
+	away=$(($(counter ib_key_away_sent) - away))
+	echo "ib_key_away_sent +$away (want 1)"
+	[ "$rc" = 0 ] && [ "$away" = 1 ]
+}
+
 # The TOS fan-out (issue 25, item 6): the TOS byte is part of an RDS/IB
 # connection's key, so one address could ask for 256 connections, each
 # with a full receive ring. With host b's net.rds.peer_max_connections
@@ -176,7 +208,7 @@ big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 9; else tap_plan 15; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 10; else tap_plan 16; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IB, IPv4: verified" \
@@ -201,6 +233,12 @@ b)
 		wc_send wc6 $((PORT + 40)) "$RDS_WIRE_SELF6" "$RDS_WIRE_PEER6"
 	tap_check "host b: the connection from host a is IB (rds-info -n, -I), IPv4" \
 		ib_conn "$RDS_WIRE_PEER"
+	if [ "${RDS_IMPL:-}" = ours ] && peer_is_ours; then
+		tap_check "host b: a write to a key whose socket closed is refused here (dropped), not a reset; a live key works" \
+			key_target $((PORT + 70))
+	else
+		tap_skip "host b: a key whose socket closed" "keys say where they are valid between two of ours only"
+	fi
 	if [ "$SHORT" != 1 ]; then
 		tap_check "host b: the connection from host a is IB (rds-info -n, -I), IPv6" \
 			ib_conn "$RDS_WIRE_PEER6"
@@ -222,7 +260,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 12; else tap_plan 16; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 13; else tap_plan 17; fi
 	common
 	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -252,6 +290,12 @@ a)
 		ib_conn "$RDS_WIRE_PEER"
 	tap_check "host a: the connection to host b is IB (rds-info -n, -I), IPv6" \
 		ib_conn "$RDS_WIRE_PEER6"
+	if [ "${RDS_IMPL:-}" = ours ] && peer_is_ours; then
+		tap_check "host a: a key named by a socket that closed before it left goes marked valid nowhere" \
+			key_owner $((PORT + 70))
+	else
+		tap_skip "host a: a key whose socket closed" "keys say where they are valid between two of ours only"
+	fi
 	wire_wait checked 300
 	if peer_is_ours; then
 		tap_check "host a: a bare RDMA CM peer asks host b for TOS 1..16 from this address" \

@@ -323,6 +323,19 @@ enum {
 /* Addresses a route advert carries (rds_rdma_route.c). */
 #define RDS_RDMA_ROUTE_MAX	8
 
+/* A peer's keys a connection remembers (rds_rdma_keys.c): 128 buckets of
+ * 4, 4 KiB.
+ */
+#define RDS_RDMA_PEER_KEYS_BITS	7
+#define RDS_RDMA_PEER_KEYS	BIT(RDS_RDMA_PEER_KEYS_BITS)
+#define RDS_RDMA_PEER_KEYS_WAYS	4
+
+/* h_flags of a message naming a key that is not valid on the route it
+ * came over (rds_rdma_keys.c). Neither Linux nor UEK has the bit, and it
+ * goes only to peers that are ours with routes.
+ */
+#define RDS_RDMA_FLAG_KEY_AWAY	0x40
+
 /**
  * struct rds_rdma_route - the routes of one connection (rds_rdma_route.c)
  * @lock: protects the fields down to @hint_faddr (a leaf)
@@ -344,6 +357,7 @@ enum {
  * @prefer_alt: the next attempt starts on an alternate route
  * @laddr: our address of the current route
  * @faddr: the peer's
+ * @faddr_id: rds_rdma_keys_route_id() of @faddr (read lockless)
  * @answered: the peer refused the current attempt (it works, but raced)
  * @up_since: jiffies since the primary port is up (0: down), sampled
  * @mine_known: @my_addrs is filled for this connection
@@ -375,6 +389,7 @@ struct rds_rdma_route {
 	bool			prefer_alt;
 	struct in6_addr		laddr;
 	struct in6_addr		faddr;
+	u32			faddr_id;
 	bool			answered;
 	unsigned long		up_since;
 	bool			mine_known;
@@ -422,6 +437,8 @@ struct rds_rdma_route {
  * @i_send_used: slots posted and not completed
  * @i_send_unsignaled: sends posted since the last signaled one
  * @i_xmit_ackreq: the message being sent asks for an ack
+ * @i_xmit_key_away: the message being sent names a key not valid on this
+ *	route (RDS_RDMA_FLAG_KEY_AWAY)
  * @i_unacked_msgs: messages sent since one last asked for an ack
  * @i_unacked_bytes: bytes sent since one last asked for an ack
  * @i_ack_cqe: completion of the explicit ack
@@ -461,6 +478,8 @@ struct rds_rdma_route {
  * @i_sgid: our GID, for RDS_INFO (under @i_rx_lock)
  * @i_dgid: the peer's GID, likewise
  * @i_route: its routes over other ports (rds_rdma_route.c)
+ * @i_peer_keys: keys the peer named, and where they are valid
+ *	(rds_rdma_keys.c)
  * @i_bound_if: the interface that held its local address when it came
  *	up, else 0 (rds_rdma_addr.c)
  * @i_live_w: posts heartbeats while the connection is up (rds_rdma_live.c)
@@ -497,6 +516,7 @@ struct rds_rdma_conn {
 	atomic_t		i_send_used;
 	u32			i_send_unsignaled;
 	bool			i_xmit_ackreq;
+	bool			i_xmit_key_away;
 	u32			i_unacked_msgs;
 	u64			i_unacked_bytes;
 	struct ib_cqe		i_ack_cqe;
@@ -533,6 +553,7 @@ struct rds_rdma_conn {
 	u8			i_dgid[16];
 
 	struct rds_rdma_route	i_route;
+	atomic64_t		i_peer_keys[RDS_RDMA_PEER_KEYS][RDS_RDMA_PEER_KEYS_WAYS];
 	int			i_bound_if;
 
 	struct delayed_work	i_live_w;
@@ -594,6 +615,8 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_HEARTBEAT_SENT,
 	RDS_RDMA_STAT_HEARTBEAT_TIMEOUT,
 	RDS_RDMA_STAT_ADDR_MOVED,
+	RDS_RDMA_STAT_KEY_AWAY_SENT,
+	RDS_RDMA_STAT_KEY_REFUSED,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -744,6 +767,13 @@ void rds_rdma_route_failed(struct rds_connection *conn);
 void rds_rdma_route_shutdown(struct rds_connection *conn);
 void rds_rdma_route_dev_event(struct ib_event_handler *h, struct ib_event *ev);
 void rds_rdma_route_port_worker(struct work_struct *work);
+
+u32 rds_rdma_keys_route_id(const struct in6_addr *faddr);
+u32 rds_rdma_keys_where(const struct rds_rdma_dev *dev);
+bool rds_rdma_keys_away(struct rds_connection *conn, struct rds_message *rm);
+void rds_rdma_keys_recv(struct rds_rdma_conn *ic, const struct rds_header *hdr);
+bool rds_rdma_keys_refused(struct rds_rdma_conn *ic, u32 key);
+void rds_rdma_keys_forget(struct rds_rdma_conn *ic);
 
 /* rds_rdma_addr.c */
 int rds_rdma_addr_init(void);

@@ -626,6 +626,7 @@ int rds_rdma_conn_connect(struct rds_connection *conn)
 	WRITE_ONCE(ic->i_route.alt, alt);
 	ic->i_route.laddr = laddr;
 	ic->i_route.faddr = faddr;
+	WRITE_ONCE(ic->i_route.faddr_id, rds_rdma_keys_route_id(&faddr));
 	ic->i_route.was_up = false;
 	ic->i_route.answered = false;
 	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,

@@ -67,6 +67,11 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 * interface they ran on (rds_rdma_addr.c).
 	 */
 	[RDS_RDMA_STAT_ADDR_MOVED]		= "ib_addr_moved",
+	/* Ours: messages sent naming a key not valid on their route, and
+	 * operations refused here for such a key (rds_rdma_keys.c).
+	 */
+	[RDS_RDMA_STAT_KEY_AWAY_SENT]		= "ib_key_away_sent",
+	[RDS_RDMA_STAT_KEY_REFUSED]		= "ib_key_refused",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */

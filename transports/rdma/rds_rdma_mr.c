@@ -500,6 +500,7 @@ again:
 	}
 	mr->r_key = f->f_mr->rkey;
 	mr->r_tdata = f;
+	mr->r_where = rds_rdma_keys_where(dev);
 out:
 	up_read(&dev->reg_rwsem);
 	if ((ret == -EAGAIN || ret == -EIO) && ++tries < 3)

@@ -200,6 +200,7 @@ static void rds_rdma_recv_complete(struct rds_connection *conn,
 	struct rds_mr *mr;
 
 	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
+	rds_rdma_keys_recv(ic, &inc->ii_inc.i_hdr);
 	mr = rds_rdma_recv_claim(conn, &inc->ii_inc.i_hdr, &conn->c_laddr);
 	if (mr || test_bit(RDS_RDMA_RX_HOLDING, &ic->i_flags)) {
 		rds_rdma_recv_hold(conn, ic, inc, mr);

@@ -208,6 +208,8 @@ void rds_rdma_route_peer_cdata(struct rds_connection *conn,
 	     (c->route == RDS_RDMA_ROUTE_MARK ||
 	      (c->ours[0] == RDS_RDMA_OURS0 && c->ours[1] == RDS_RDMA_OURS1 &&
 	       (c->caps & RDS_RDMA_CAP_ROUTES)));
+	if (!ha && READ_ONCE(rt->peer_ha))
+		rds_rdma_keys_forget(rds_rdma_conn(conn));
 	WRITE_ONCE(rt->peer_ha, ha);
 	if (ha)
 		return;
@@ -535,6 +537,7 @@ void rds_rdma_route_accepted(struct rds_connection *conn,
 	WRITE_ONCE(rt->alt, alt);
 	rt->laddr = *cm_laddr;
 	rt->faddr = *cm_faddr;
+	WRITE_ONCE(rt->faddr_id, rds_rdma_keys_route_id(cm_faddr));
 	rt->was_up = false;
 	if (alt)
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ROUTE_ACCEPTED);

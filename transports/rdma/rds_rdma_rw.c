@@ -343,7 +343,8 @@ destroy:
  * Context: process context, the core's transmit lock held.
  * Return: 0 once posted (the outcome comes with the completion), -EAGAIN
  * when the connection has its maximum in flight (a release kicks),
- * -ENOMEM, or another error that drops the connection.
+ * -ENOMEM, -EKEYREJECTED for a key the peer named as valid elsewhere
+ * (rds_rdma_keys.c), or another error that drops the connection.
  */
 int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 {
@@ -354,6 +355,9 @@ int rds_rdma_xmit_rdma(struct rds_connection *conn, struct rds_message *rm)
 	int ret;
 
 	rds_conn_assert_xmit_held(conn);
+	/* The peer's device would refuse the key, breaking the queue pair. */
+	if (rds_rdma_keys_refused(ic, op->op_rkey))
+		return -EKEYREJECTED;
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
 		return -ENOMEM;

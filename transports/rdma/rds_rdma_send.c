@@ -363,6 +363,8 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	hdr->h_credit = 0;
 	if (ic->i_xmit_ackreq)
 		hdr->h_flags |= RDS_FLAG_ACK_REQUIRED;
+	if (ic->i_xmit_key_away)
+		hdr->h_flags |= RDS_RDMA_FLAG_KEY_AWAY;
 	rds_hdr_csum_set(hdr);
 	ib_dma_sync_single_for_device(ibdev, s->s_sge[0].addr, sizeof(*hdr),
 				      DMA_TO_DEVICE);
@@ -469,6 +471,7 @@ int rds_rdma_xmit(struct rds_connection *conn, struct rds_message *rm,
 		if (rds_message_silent(rm))
 			return 0;
 		ic->i_xmit_ackreq = rds_rdma_want_ack(conn, ic, rm);
+		ic->i_xmit_key_away = rds_rdma_keys_away(conn, rm);
 	}
 	while (*pos < nfrags) {
 		if (rds_rdma_ring_full(ic))
