@@ -551,8 +551,10 @@ void rds_rdma_op_complete(struct rds_rdma_op *op, int status)
 	rds_mr_uncharge(op->op_mm, op->op_charged);
 	op->op_mm = NULL;
 	op->op_status = status;
-	/* Read locklessly by transports waiting for it (rds_rdma_send.c). */
-	WRITE_ONCE(op->op_done, true);
+	/* Read locklessly by transports waiting for it (rds_rdma_send.c),
+	 * and with the status by the requeue after a reconnect (send.c).
+	 */
+	smp_store_release(&op->op_done, true);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_op_complete);
 

@@ -443,6 +443,17 @@ void rds_rdma_send_complete(struct rds_message *rm, int status)
 }
 EXPORT_SYMBOL_GPL(rds_rdma_send_complete);
 
+/* Did @rm's RDMA operation complete? Then the data is in place (an
+ * adapter reports a WRITE done once the peer placed it) and the message
+ * that says so may go again without it.
+ */
+static bool rds_send_rdma_done_ok(const struct rds_message *rm)
+{
+	/* Pairs with rds_rdma_op_complete(): the status is set first. */
+	return smp_load_acquire(&rm->m_rdma->op_done) &&
+	       rm->m_rdma->op_status == RDS_RDMA_SUCCESS;
+}
+
 /**
  * rds_send_drop_rdma_of - drop the queued RDMA messages of @failed's sender
  * @conn: the connection @failed's operation failed on
@@ -475,7 +486,9 @@ void rds_send_drop_rdma_of(struct rds_connection *conn,
 	spin_unlock_bh(&failed->m_rs_lock);
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
-		if (!rm->m_rdma || READ_ONCE(rm->m_rs) != rs)
+		/* Done: its operation is never posted again. */
+		if (!rm->m_rdma || rds_send_rdma_done_ok(rm) ||
+		    READ_ONCE(rm->m_rs) != rs)
 			continue;
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 		list_move_tail(&rm->m_conn_item, &dropped);
@@ -557,11 +570,14 @@ void rds_send_drop_stale(struct rds_connection *conn, bool failed)
 }
 
 /* After a disconnect, a message stopped half-way starts again from its
- * first byte, and unacked messages go out again, in order, flagged;
- * those carrying RDMA are dropped instead (an RDMA is never done twice:
- * the first may have reached the peer's memory), as Linux does. Their
- * senders learn the operation's outcome, or RDS_RDMA_DROPPED.
- * Called by the shutdown, with the transmit loop out (IN_XMIT clear).
+ * first byte, and unacked messages go out again, in order, flagged. An
+ * RDMA is never done twice (the first may have reached the peer's
+ * memory): a message whose operation completed goes again without it
+ * (its sender already heard of the success); one whose operation failed
+ * or never ran is dropped, and its sender learns the outcome or
+ * RDS_RDMA_DROPPED. Linux drops them all: the peer never hears of RDMA
+ * that did complete. Called by the shutdown, with the transport's queue
+ * drained (every operation done) and the transmit loop out.
  */
 void rds_send_requeue_retrans(struct rds_connection *conn)
 {
@@ -577,7 +593,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 	}
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
-		if (rm->m_rdma) {
+		if (rm->m_rdma && !rds_send_rdma_done_ok(rm)) {
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 			list_move_tail(&rm->m_conn_item, &dropped);
 			ndropped++;

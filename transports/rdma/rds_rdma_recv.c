@@ -133,6 +133,14 @@ static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
 	kfree(inc);
 }
 
+/* Will the core drop @hdr's message as one it has (rds_recv_incoming())? */
+static bool rds_rdma_recv_dup(struct rds_connection *conn,
+			      const struct rds_header *hdr)
+{
+	return (hdr->h_flags & RDS_FLAG_RETRANSMITTED) &&
+	       be64_to_cpu(hdr->h_sequence) < READ_ONCE(conn->c_next_rx_seq);
+}
+
 /* A complete message to the core, and to be acked; i_rx_lock held. */
 static void rds_rdma_recv_deliver(struct rds_connection *conn,
 				  struct rds_rdma_conn *ic,
@@ -200,8 +208,17 @@ static void rds_rdma_recv_complete(struct rds_connection *conn,
 	struct rds_mr *mr;
 
 	rds_inc_init(&inc->ii_inc, conn, &conn->c_faddr, &conn->c_laddr);
-	rds_rdma_keys_recv(ic, &inc->ii_inc.i_hdr);
-	mr = rds_rdma_recv_claim(conn, &inc->ii_inc.i_hdr, &conn->c_laddr);
+	/* A copy of a message delivered before (the core drops it) names
+	 * no key and used no region of ours afresh: a use-once region
+	 * registered since with the same key must not die for it.
+	 */
+	if (rds_rdma_recv_dup(conn, &inc->ii_inc.i_hdr)) {
+		mr = NULL;
+	} else {
+		rds_rdma_keys_recv(ic, &inc->ii_inc.i_hdr);
+		mr = rds_rdma_recv_claim(conn, &inc->ii_inc.i_hdr,
+					 &conn->c_laddr);
+	}
 	if (mr || test_bit(RDS_RDMA_RX_HOLDING, &ic->i_flags)) {
 		rds_rdma_recv_hold(conn, ic, inc, mr);
 		return;
