@@ -263,7 +263,8 @@ report() {
 	local n
 	for n in ib_route_advert_sent ib_route_advert_received ib_route_connect \
 		 ib_route_accepted ib_route_refused ib_route_failover \
-		 ib_route_failback ib_route_port_error conn_reset; do
+		 ib_route_failback ib_route_port_error ib_key_away_sent \
+		 ib_key_refused conn_reset; do
 		echo "# host $ROLE: $n $(rds_counter $n)"
 	done
 }
@@ -374,26 +375,61 @@ rdma_run() {
 		$(((t_down - t0) / 1000)) $(((t_up - t0) / 1000)) "$RR_GIVE_UP" && [ "$rc" = 0 ]
 }
 
+# rdma_trace: once a second, the lanes, their routes and the route and
+# reset counters, to the shared directory (ROLE.rdma.trace): what a
+# failure of this mode is diagnosed from. A lane disconnecting for three
+# samples in a row has the blocked tasks' stacks put in the kernel log,
+# once (where its shutdown waits).
+rdma_trace() {
+	local f=$RDS_WIRE_DIR/$ROLE.rdma.trace
+	(
+		stuck=0
+		while :; do
+			echo "== $(date +%s.%N)"
+			lanes=$("$RDS_TOOLS/rds-info" -p -I -n 2>&1)
+			echo "$lanes"
+			"$RDS_TOOLS/rds-info" -c 2>/dev/null |
+				grep -E "route|conn_reset|rdma_err|drop_rdma|_error|ib_key_"
+			if grep -q ' disconnecting ' <<< "$lanes"; then
+				stuck=$((stuck + 1))
+			else
+				[ $stuck -ge 0 ] && stuck=0
+			fi
+			if [ $stuck -ge 3 ]; then
+				echo "== a lane stays disconnecting: blocked tasks to the kernel log"
+				echo w > /proc/sysrq-trigger
+				stuck=-1000000
+			fi
+			sleep 1
+		done
+	) > "$f" 2>&1 &
+	TRACE_PID=$!
+}
+
 scenario_a_rdma() {
 	echo "# host a: routes on, rds-stress ${rr_args[*]} -v across wire0's outage"
 	check_here "host a (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
+	rdma_trace
 	check_here "host a (rdma): verified RDMA both ways across wire0's outage and fail-back: every request given up was an RDMA failure reported to host b, none late or unanswered, acks while wire0 was down" rdma_run
 	mark finished
+	kill "$TRACE_PID"
 	await finished 300
 	report
 }
 
 scenario_b_rdma() {
 	check_here "host b (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
+	rdma_trace
 	check_here "host b (rdma): passive rds-stress listening on wire0's address" rdma_serve
 	check_here "host b (rdma): its session verified, none late or unanswered" rdma_served
 	mark finished
+	kill "$TRACE_PID"
 	await finished 300
 	report
 }
 
-RPID="" SPID=""
-trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+RPID="" SPID="" TRACE_PID=""
+trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID $TRACE_PID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
 wire_mark "impl-${RDS_IMPL:-unset}"
 
 scenario_a() {
