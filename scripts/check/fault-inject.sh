@@ -39,6 +39,19 @@ PROBS=${RDS_FAULT_PROBS:-100 10}
 # rds_rdma at 100 % took 208 s to fail its first allocations at one
 # site, which its 10 % round hits too).
 SKIP=" ${RDS_FAULT_SKIP:-} "
+# A misspelt entry would leave its round in without a word: refuse it.
+for s in ${RDS_FAULT_SKIP:-}; do
+	known=0
+	for m in $MODULES; do
+		for p in $PROBS; do
+			[ "$s" = "$m:$p" ] && known=1
+		done
+	done
+	if [ "$known" = 0 ]; then
+		echo "fault-inject: RDS_FAULT_SKIP entry '$s' names no round (MODULE:PROBABILITY of: $MODULES; $PROBS)" >&2
+		exit 2
+	fi
+done
 # Without NAME arguments: the programs that drive the core's and the
 # transports' allocation paths; the long ones (stress, tools, python,
 # and the waiting congestion, poll and netns tests) add time, not sites.
