@@ -112,38 +112,6 @@ atomic_init() {		# PORT
 	return $rc
 }
 
-# A key named by a socket that closed before its message left, used by
-# the peer (rds-key-peer, TOS 9, a connection of its own): between two
-# of ours the owner says the key is valid nowhere, and host b's write to
-# it is refused on host b (RDS_RDMA_DROPPED) instead of breaking the
-# queue pair (REMOTE_ERROR and a reset of the connection for all its
-# users, what Linux does). A live key on the same connection still works.
-KP=$PWD/keypeer/rds-key-peer
-key_target() {	# PORT
-	local out=$RDS_TOOLS_WORK/key.target pid rc refused
-	refused=$(counter ib_key_refused)
-	"$KP" target "$RDS_WIRE_SELF" "$1" 9 > "$out" 2>&1 &
-	pid=$!
-	wait_for_line "$out" $pid "target ready" 10
-	wire_mark keys
-	wait $pid
-	rc=$?
-	cat "$out"
-	refused=$(($(counter ib_key_refused) - refused))
-	echo "ib_key_refused +$refused (want 1)"
-	[ "$rc" = 0 ] && [ "$refused" = 1 ]
-}
-key_owner() {	# PORT
-	local away rc
-	away=$(counter ib_key_away_sent)
-	wire_wait keys 180 || return 1
-	"$KP" owner "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$1" 9
-	rc=$?
-	away=$(($(counter ib_key_away_sent) - away))
-	echo "ib_key_away_sent +$away (want 1)"
-	[ "$rc" = 0 ] && [ "$away" = 1 ]
-}
-
 # The TOS fan-out (issue 25, item 6): the TOS byte is part of an RDS/IB
 # connection's key, so one address could ask for 256 connections, each
 # with a full receive ring. With host b's net.rds.peer_max_connections

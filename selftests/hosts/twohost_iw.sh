@@ -10,7 +10,8 @@
 # messages both ways (rds-wirecheck) over IPv4 and IPv6, then host a
 # deletes siw1 under that traffic and adds it back: nothing may be lost,
 # duplicated or reordered. Proof on both ends that the connection is
-# iWARP (rds-info -n, -W).
+# iWARP (rds-info -n, -W). A key its owner closed before naming it is
+# refused on the user's side, not a reset (key_target, lib/twohost.sh).
 #
 # Ours on both hosts: Linux has had no RDS over iWARP since 4.6, so there
 # is nothing else to talk to.
@@ -120,7 +121,7 @@ rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 full() { [ "$SHORT" != 1 ]; }
 case "$ROLE" in
 b)
-	if full; then tap_plan 14; else tap_plan 10; fi
+	if full; then tap_plan 15; else tap_plan 11; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over iWARP, IPv4: verified" \
@@ -143,6 +144,8 @@ b)
 	fi
 	tap_check "host b: the connection from host a is iWARP (rds-info -n, -W), IPv4" \
 		iw_conn "$RDS_WIRE_PEER"
+	tap_check "host b: a write to a key whose socket closed is refused here (dropped), not a reset; a live key works" \
+		key_target $((PORT + 70))
 	tap_check "host b: 2 x $RELINK_MSGS messages from host a across its siw1 deleted and re-added: exactly once, in order, intact" \
 		wc_recv relink $((PORT + 60)) "$RDS_WIRE_SELF" $RELINK_MSGS
 	tap_check "host b: after the relink, the connection from host a is iWARP again (rds-info -n, -W)" \
@@ -154,7 +157,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if full; then tap_plan 16; else tap_plan 12; fi
+	if full; then tap_plan 17; else tap_plan 13; fi
 	common
 	tap_check "host a: rds-ping host b over iWARP, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -182,6 +185,8 @@ a)
 	fi
 	tap_check "host a: the connection to host b is iWARP (rds-info -n, -W), IPv4" \
 		iw_conn "$RDS_WIRE_PEER"
+	tap_check "host a: a key named by a socket that closed before it left goes marked valid nowhere" \
+		key_owner $((PORT + 70))
 	tap_check "host a: 2 x $RELINK_MSGS messages to host b while siw1 is deleted and re-added: sent" \
 		wc_send relink $((PORT + 60)) "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" $RELINK_MSGS relink
 	tap_check "host a: after the relink, the connection to host b is iWARP again (rds-info -n, -W)" \

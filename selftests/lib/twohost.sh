@@ -143,3 +143,37 @@ rdma_conn() {
 			END { exit !f }'
 	fi || { echo "no $trans connection to $peer with its rings in rds-info $opt"; return 1; }
 }
+
+# key_target PORT / key_owner PORT (RDS/IB and RDS/iWARP, two of ours):
+# a key named by a socket that closed before its message left, used by
+# the peer (selftests/keypeer/rds-key-peer, TOS 9, a connection of its
+# own). The owner (host a) says the key is valid nowhere, and host b's
+# write to it is refused on host b (RDS_RDMA_DROPPED) instead of
+# breaking the queue pair (REMOTE_ERROR and a reset of the connection
+# for all its users, what Linux does). A live key on the same
+# connection still works.
+KP=$PWD/keypeer/rds-key-peer
+key_target() {	# PORT
+	local out=$RDS_TOOLS_WORK/key.target pid rc refused
+	refused=$(rds_counter ib_key_refused)
+	"$KP" target "$RDS_WIRE_SELF" "$1" 9 > "$out" 2>&1 &
+	pid=$!
+	wait_for_line "$out" $pid "target ready" 10
+	wire_mark keys
+	wait $pid
+	rc=$?
+	cat "$out"
+	refused=$(($(rds_counter ib_key_refused) - refused))
+	echo "ib_key_refused +$refused (want 1)"
+	[ "$rc" = 0 ] && [ "$refused" = 1 ]
+}
+key_owner() {	# PORT
+	local away rc
+	away=$(rds_counter ib_key_away_sent)
+	wire_wait keys 180 || return 1
+	"$KP" owner "$RDS_WIRE_SELF" "$RDS_WIRE_PEER" "$1" 9
+	rc=$?
+	away=$(($(rds_counter ib_key_away_sent) - away))
+	echo "ib_key_away_sent +$away (want 1)"
+	[ "$rc" = 0 ] && [ "$away" = 1 ]
+}
