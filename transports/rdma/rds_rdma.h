@@ -432,7 +432,8 @@ struct rds_rdma_route {
  * @i_sends: the send ring
  * @i_send_hdrs: header copies, one per send slot, then the ack's
  * @i_send_hdrs_dma: their mapping
- * @i_send_head: next slot to post (transmit lock)
+ * @i_send_head: next slot to post (transmit lock; the heartbeat reads it
+ *	lockless)
  * @i_send_tail: oldest slot not completed (send completion)
  * @i_send_used: slots posted and not completed
  * @i_send_unsignaled: sends posted since the last signaled one

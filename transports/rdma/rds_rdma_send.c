@@ -399,10 +399,10 @@ static int rds_rdma_post_frag(struct rds_connection *conn,
 	rds_message_get(rm);
 	s->s_rm = rm;
 	atomic_inc(&ic->i_send_used);
-	ic->i_send_head = slot + 1 == ic->i_send_ring ? 0 : slot + 1;
+	WRITE_ONCE(ic->i_send_head, slot + 1 == ic->i_send_ring ? 0 : slot + 1);
 	ret = ib_post_send(ic->i_qp, &s->s_wr, NULL);
 	if (ret) {
-		ic->i_send_head = slot;
+		WRITE_ONCE(ic->i_send_head, slot);
 		atomic_dec(&ic->i_send_used);
 		rds_rdma_send_release(ic, s);
 	}
@@ -520,9 +520,9 @@ void rds_rdma_xmit_complete(struct rds_connection *conn)
 	s->s_wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	s->s_wr.next = NULL;
 	atomic_inc(&ic->i_send_used);
-	ic->i_send_head = slot + 1 == ic->i_send_ring ? 0 : slot + 1;
+	WRITE_ONCE(ic->i_send_head, slot + 1 == ic->i_send_ring ? 0 : slot + 1);
 	if (ib_post_send(ic->i_qp, &s->s_wr, NULL)) {
-		ic->i_send_head = slot;
+		WRITE_ONCE(ic->i_send_head, slot);
 		atomic_dec(&ic->i_send_used);
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ACK_SEND_FAILURE);
 		rds_conn_drop_reason(conn, RDS_DROP_POST_SEND_FAIL);
@@ -583,7 +583,7 @@ int rds_rdma_send_ring_init(struct rds_rdma_conn *ic)
 	ic->i_ack_wr.opcode = IB_WR_SEND;
 	ic->i_ack_wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 
-	ic->i_send_head = 0;
+	WRITE_ONCE(ic->i_send_head, 0);
 	ic->i_send_tail = 0;
 	atomic_set(&ic->i_send_used, 0);
 	ic->i_send_unsignaled = 0;
