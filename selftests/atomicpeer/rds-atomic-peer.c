@@ -59,7 +59,6 @@ static int ap_atomic(int fd, const struct rds_addr *to, int type,
 		.flags = RDS_RDMA_NOTIFY_ME,
 		.user_token = token,
 	};
-	struct rds_rdma_notify n;
 
 	if (type == RDS_CMSG_ATOMIC_FADD) {
 		at.fadd.add = a;
@@ -70,13 +69,7 @@ static int ap_atomic(int fd, const struct rds_addr *to, int type,
 	if (rds_send_cmsg(fd, to, "", 0, type, &at, sizeof(at), 0) != 0)
 		RDS_FAIL("atomic %llu: sendmsg: %s",
 			 (unsigned long long)token, strerror(errno));
-	if (rds_get_notify(fd, &n, AP_WAIT_MS))
-		RDS_FAIL("atomic %llu: no completion", (unsigned long long)token);
-	if (n.user_token != token)
-		RDS_FAIL("completion for token %llu, expected %llu",
-			 (unsigned long long)n.user_token,
-			 (unsigned long long)token);
-	return n.status;
+	return rds_op_status(fd, token, AP_WAIT_MS, "atomic");
 }
 
 /* The offer: a message whose RDS_CMSG_RDMA_DEST is the region's cookie. */

@@ -126,19 +126,12 @@ static int kp_write(int fd, const struct rds_addr *to, uint64_t cookie,
 {
 	static uint64_t word = KP_PATTERN;
 	struct rds_iovec iov = { .addr = (uintptr_t)&word, .bytes = 8 };
-	struct rds_rdma_notify n;
 
 	if (rds_rdma(fd, to, cookie, 0, 8, &iov, 1,
 		     RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME, token, 0) != 0)
 		RDS_FAIL("write %llu: sendmsg: %s", (unsigned long long)token,
 			 strerror(errno));
-	if (rds_get_notify(fd, &n, KP_WAIT_MS))
-		RDS_FAIL("write %llu: no status", (unsigned long long)token);
-	if (n.user_token != token)
-		RDS_FAIL("status for token %llu, expected %llu",
-			 (unsigned long long)n.user_token,
-			 (unsigned long long)token);
-	return n.status;
+	return rds_op_status(fd, token, KP_WAIT_MS, "write");
 }
 
 static int kp_target(const char *addr, int port, int tos)

@@ -181,6 +181,25 @@ static inline int rds_get_notify(int fd, struct rds_rdma_notify *n, int ms)
 	return 0;
 }
 
+/*
+ * The status of the operation sent with @token (@what names it in a
+ * failure): its RDS_CMSG_RDMA_STATUS must come within @ms and be that
+ * operation's.
+ */
+static inline int rds_op_status(int fd, uint64_t token, int ms,
+				const char *what)
+{
+	struct rds_rdma_notify n;
+
+	if (rds_get_notify(fd, &n, ms))
+		RDS_FAIL("%s %llu: no status", what, (unsigned long long)token);
+	if (n.user_token != token)
+		RDS_FAIL("%s: status for token %llu, expected %llu", what,
+			 (unsigned long long)n.user_token,
+			 (unsigned long long)token);
+	return n.status;
+}
+
 /* Threads: run @n copies of @fn(@arg, index) and join them. */
 struct rds_thr {
 	void *(*fn)(void *);
