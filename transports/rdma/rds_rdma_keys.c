@@ -105,6 +105,7 @@ void rds_rdma_keys_forget(struct rds_rdma_conn *ic)
 {
 	int i, j;
 
+	lockdep_assert_held(&ic->i_cm_mutex);
 	for (i = 0; i < RDS_RDMA_PEER_KEYS; i++)
 		for (j = 0; j < RDS_RDMA_PEER_KEYS_WAYS; j++)
 			atomic64_set(&ic->i_peer_keys[i][j], 0);
