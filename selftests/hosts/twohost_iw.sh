@@ -10,8 +10,11 @@
 # messages both ways (rds-wirecheck) over IPv4 and IPv6, then host a
 # deletes siw1 under that traffic and adds it back: nothing may be lost,
 # duplicated or reordered. Proof on both ends that the connection is
-# iWARP (rds-info -n, -W). A key its owner closed before naming it is
-# refused on the user's side, not a reset (key_target, lib/twohost.sh).
+# iWARP (rds-info -n, -W). Sixteen new connections, a ping each: every
+# one connected at its first attempt (the acceptor sends nothing before
+# the requester's first frame, as MPA wants). A key its owner closed
+# before naming it is refused on the user's side, not a reset
+# (key_target, lib/twohost.sh).
 #
 # Ours on both hosts: Linux has had no RDS over iWARP since 4.6, so there
 # is nothing else to talk to.
@@ -113,6 +116,27 @@ common() {
 		iw_modules
 }
 
+# The lanes to PEER on TOS 11-26 (rds-info -p): 16, none dropped; with
+# "req" (the requester's side) each connected at its first attempt. Siw
+# fails a requester's connect when a frame of the acceptor's arrives
+# behind the MPA reply: the acceptor's end then drops too.
+first_lanes() {	# PEER [req]
+	"$T/rds-info" -p 2>&1 | awk -v p="$1" -v req="${2:-}" '
+		$2 != p || $4 != "iwarp" || $3 < 11 || $3 > 26 { next }
+		{ n++; print }
+		$11 != 0 || (req && $9 != 1) { bad++ }
+		END { print n + 0 " lanes, " bad + 0 " retried or dropped"
+		      exit !(n == 16 && !bad) }'
+}
+first_pings() {
+	local t
+	for t in $(seq 11 26); do
+		rds_ping_all "" 1 -Q "$t" "$RDS_WIRE_PEER" > /dev/null ||
+			{ echo "TOS $t: no answer"; return 1; }
+	done
+	first_lanes "$RDS_WIRE_PEER" req
+}
+
 stress_args=(-t 2 -d 4 -q 4096 -a 64 -T "$SECS")
 big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 # Each side acks the other's requests with an RDMA read or write of
@@ -121,7 +145,7 @@ rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 full() { [ "$SHORT" != 1 ]; }
 case "$ROLE" in
 b)
-	if full; then tap_plan 15; else tap_plan 11; fi
+	if full; then tap_plan 16; else tap_plan 12; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over iWARP, IPv4: verified" \
@@ -144,6 +168,9 @@ b)
 	fi
 	tap_check "host b: the connection from host a is iWARP (rds-info -n, -W), IPv4" \
 		iw_conn "$RDS_WIRE_PEER"
+	wire_wait first 120
+	tap_check "host b: host a's 16 new connections (TOS 11-26): none dropped" \
+		first_lanes "$RDS_WIRE_PEER"
 	tap_check "host b: a write to a key whose socket closed is refused here (dropped), not a reset; a live key works" \
 		key_target $((PORT + 70))
 	tap_check "host b: 2 x $RELINK_MSGS messages from host a across its siw1 deleted and re-added: exactly once, in order, intact" \
@@ -157,7 +184,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if full; then tap_plan 17; else tap_plan 13; fi
+	if full; then tap_plan 18; else tap_plan 14; fi
 	common
 	tap_check "host a: rds-ping host b over iWARP, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -185,6 +212,9 @@ a)
 	fi
 	tap_check "host a: the connection to host b is iWARP (rds-info -n, -W), IPv4" \
 		iw_conn "$RDS_WIRE_PEER"
+	tap_check "host a: 16 new connections to host b (TOS 11-26), a ping each: each up at its first attempt, none dropped" \
+		first_pings
+	wire_mark first
 	tap_check "host a: a key named by a socket that closed before it left goes marked valid nowhere" \
 		key_owner $((PORT + 70))
 	tap_check "host a: 2 x $RELINK_MSGS messages to host b while siw1 is deleted and re-added: sent" \

@@ -165,7 +165,11 @@ key_target() {	# PORT
 	cat "$out"
 	refused=$(($(rds_counter ib_key_refused) - refused))
 	echo "ib_key_refused +$refused (want 1)"
-	[ "$rc" = 0 ] && [ "$refused" = 1 ]
+	[ "$rc" = 0 ] && [ "$refused" = 1 ] && return 0
+	echo "the lanes' history, and the kernel's last words:"
+	"$RDS_TOOLS/rds-info" -p 2>&1
+	dmesg | tail -n 20
+	return 1
 }
 key_owner() {	# PORT
 	local away rc
@@ -175,5 +179,8 @@ key_owner() {	# PORT
 	rc=$?
 	away=$(($(rds_counter ib_key_away_sent) - away))
 	echo "ib_key_away_sent +$away (want 1)"
-	[ "$rc" = 0 ] && [ "$away" = 1 ]
+	[ "$rc" = 0 ] && [ "$away" = 1 ] && return 0
+	echo "the lanes' history:"
+	"$RDS_TOOLS/rds-info" -p 2>&1
+	return 1
 }

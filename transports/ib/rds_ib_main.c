@@ -55,6 +55,7 @@ static const struct rds_rdma_flavor rds_ib_flavor = {
 	.send_after_rdma = false,
 	.cm_yield	= true,
 	.rnr_retry	= true,
+	.initiator_first = false,
 };
 
 static struct rds_rdma_flavor_link rds_ib_link = { .fl = &rds_ib_flavor };

@@ -54,6 +54,7 @@ static const struct rds_rdma_flavor rds_iw_flavor = {
 	.send_after_rdma = true,
 	.cm_yield	= false,
 	.rnr_retry	= false,
+	.initiator_first = true,
 };
 
 static struct rds_rdma_flavor_link rds_iw_link = { .fl = &rds_iw_flavor };

@@ -49,6 +49,10 @@
  * the peer's next request before it connects itself.
  */
 #define RDS_RDMA_PEER_FIRST_MS	1000
+/* How long an accepted iWARP connection waits for the peer's first frame
+ * before it sends anyway (a peer that has nothing to say).
+ */
+#define RDS_RDMA_HEAR_FIRST_MS	2000
 
 /* Transport retries a connection we request asks for (both ends use
  * the requester's count): the most that is still a count everywhere.
@@ -147,6 +151,11 @@ union rds_rdma_cdata {
  * @rnr_retry: a SEND that finds no receive posted is retried (IB and
  *	RoCE); without it (iWARP) the receive ring must be posted before
  *	the request goes out, so fragments stay RDS_FRAG_SIZE there
+ * @initiator_first: the side that accepted may send nothing before a
+ *	frame from the requester arrived (iWARP: MPA has the initiator
+ *	send first, and siw fails the connect of a requester that finds a
+ *	frame behind the MPA reply). The requester acks at once, and the
+ *	acceptor holds its ESTABLISHED until that ack (rds_rdma_cm.c)
  *
  * A flavor is a static const table in its module; what registering
  * links is a struct rds_rdma_flavor_link.
@@ -159,6 +168,7 @@ struct rds_rdma_flavor {
 	bool			send_after_rdma;
 	bool			cm_yield;
 	bool			rnr_retry;
+	bool			initiator_first;
 };
 
 /**
@@ -318,6 +328,12 @@ enum {
 				 */
 	RDS_RDMA_ADV_IN_FLIGHT,	/* the route advert's slot is posted */
 	RDS_RDMA_LIVE_IN_FLIGHT, /* the heartbeat's slot is posted */
+	RDS_RDMA_HEAR_FIRST,	/* accepted, initiator_first: nothing heard
+				 * from the peer yet, so nothing may be sent
+				 */
+	RDS_RDMA_EST_HELD,	/* ESTABLISHED came while HEAR_FIRST: i_est_w
+				 * finishes it
+				 */
 };
 
 /* Addresses a route advert carries (rds_rdma_route.c). */
@@ -418,6 +434,9 @@ struct rds_rdma_route {
  *	without the mutex by the accept of its local mirror)
  * @i_stale_id: our request that gave way to the peer's, destroyed by the
  *	next shutdown
+ * @i_est_w: finishes an ESTABLISHED held for the peer's first frame
+ *	(RDS_RDMA_EST_HELD), once it came or at @i_est_deadline
+ * @i_est_deadline: when a held ESTABLISHED goes ahead unheard (jiffies)
  * @i_qp: its queue pair once created
  * @i_dev: the device of @i_qp (a user reference)
  * @i_cm_port: the device port of @i_cm_id (rdma_rw)
@@ -498,6 +517,8 @@ struct rds_rdma_conn {
 	bool			i_cm_active;
 	__be16			i_req_port;
 	struct rdma_cm_id	*i_stale_id;
+	struct delayed_work	i_est_w;
+	unsigned long		i_est_deadline;
 	struct ib_qp		*i_qp;
 	struct rds_rdma_dev	*i_dev;
 	u32			i_cm_port;
@@ -618,6 +639,7 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_ADDR_MOVED,
 	RDS_RDMA_STAT_KEY_AWAY_SENT,
 	RDS_RDMA_STAT_KEY_REFUSED,
+	RDS_RDMA_STAT_EST_UNHEARD,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -683,6 +705,8 @@ void rds_rdma_sockaddr(struct sockaddr_storage *ss, const struct in6_addr *addr,
 int rds_rdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 int rds_rdma_conn_connect(struct rds_connection *conn);
 void rds_rdma_connect_worker(struct work_struct *work);
+void rds_rdma_est_worker(struct work_struct *work);
+void rds_rdma_cm_heard(struct rds_rdma_conn *ic);
 
 /* rds_rdma_listen.c */
 u16 rds_rdma_port(const struct rds_connection *conn);

@@ -372,6 +372,12 @@ found:
 				ev->param.conn.initiator_depth),
 			  min_t(u32, ibdev->attrs.max_qp_init_rd_atom,
 				ev->param.conn.responder_resources));
+	/* Nothing of ours may go before the requester's first frame. */
+	clear_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
+	if (fl->initiator_first)
+		set_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
+	else
+		clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
 	id->context = conn;
 	ret = rdma_accept(id, &param);
 	if (ret) {
@@ -398,7 +404,106 @@ reject:
 	return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_RACE);
 }
 
-/* Our request was accepted: what did the peer answer? */
+/* The connection is up: the core may send, and our workers start. */
+static void rds_rdma_cm_up(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	rds_connect_complete(conn);
+	if (rds_conn_state(conn) == RDS_CONN_UP) {
+		rds_rdma_addr_bind(conn, ic->i_cm_id);
+		rds_rdma_route_established(conn);
+		rds_rdma_live_start(conn);
+	}
+}
+
+/**
+ * rds_rdma_cm_heard - a frame from the peer arrived
+ * @ic: the connection
+ *
+ * On an accepted connection that must hear first (initiator_first), the
+ * first one lets a held ESTABLISHED go on (i_est_w, which takes the CM
+ * mutex this context cannot).
+ *
+ * Context: the receive completion, i_rx_lock held.
+ */
+void rds_rdma_cm_heard(struct rds_rdma_conn *ic)
+{
+	if (test_and_clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags))
+		mod_delayed_work(rds_rdma_wq, &ic->i_est_w, 0);
+}
+
+/**
+ * rds_rdma_est_worker - finish an ESTABLISHED held for the peer's first
+ *	frame
+ * @work: the connection's i_est_w
+ *
+ * Runs when the frame came, or at the deadline: a requester that has
+ * nothing to send and does not ack first (not ours) is then sent to
+ * anyway. A run for an earlier connection finds EST_HELD clear (shutdown
+ * and accept clear it) or the new one's deadline ahead.
+ *
+ * Context: process context.
+ */
+void rds_rdma_est_worker(struct work_struct *work)
+{
+	struct rds_rdma_conn *ic = container_of(to_delayed_work(work),
+						struct rds_rdma_conn, i_est_w);
+	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	long left;
+
+	mutex_lock(&ic->i_cm_mutex);
+	if (!test_bit(RDS_RDMA_EST_HELD, &ic->i_flags))
+		goto out;
+	if (test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags)) {
+		left = (long)(ic->i_est_deadline - jiffies);
+		if (left > 0) {
+			queue_delayed_work(rds_rdma_wq, &ic->i_est_w, left);
+			goto out;
+		}
+		clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
+		rds_rdma_stat_inc(RDS_RDMA_STAT_EST_UNHEARD);
+	}
+	clear_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
+	if (ic->i_cm_id && rds_conn_state(conn) == RDS_CONN_CONNECTING)
+		rds_rdma_cm_up(conn);
+out:
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* Accepted, and the peer has not spoken yet: wait for it (i_est_w). */
+static bool rds_rdma_cm_hold(struct rds_rdma_conn *ic)
+{
+	if (!test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags))
+		return false;
+	ic->i_est_deadline = jiffies + msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS);
+	set_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
+	/* Whichever comes second, this or the frame, finishes it. */
+	smp_mb__after_atomic();
+	if (test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags)) {
+		mod_delayed_work(rds_rdma_wq, &ic->i_est_w,
+				 msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS));
+		return true;
+	}
+	clear_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
+	return false;
+}
+
+/* A requester that must speak first does, with an ack. */
+static void rds_rdma_cm_speak_first(struct rds_connection *conn)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+
+	spin_lock_bh(&ic->i_rx_lock);
+	set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
+	rds_rdma_send_ack(conn);
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+/* Our request was accepted, or the one we accepted is up: what did the
+ * peer answer?
+ */
 static void rds_rdma_cm_established(struct rds_connection *conn,
 				    struct rdma_cm_event *ev)
 {
@@ -407,6 +512,8 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 
 	/* Up after all: a later reconnect need not wait for the peer. */
 	clear_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags);
+	if (!ic->i_cm_active && rds_rdma_cm_hold(ic))
+		return;
 	if (!ic->i_version) {
 		/* Active side: the reply's version is the connection's. */
 		c = rds_rdma_cm_common(ev, conn->c_isv6);
@@ -430,13 +537,10 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 		}
 		rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
 		rds_rdma_route_peer_cdata(conn, c);
+		if (rds_rdma_flavor_of(conn)->initiator_first)
+			rds_rdma_cm_speak_first(conn);
 	}
-	rds_connect_complete(conn);
-	if (rds_conn_state(conn) == RDS_CONN_UP) {
-		rds_rdma_addr_bind(conn, ic->i_cm_id);
-		rds_rdma_route_established(conn);
-		rds_rdma_live_start(conn);
-	}
+	rds_rdma_cm_up(conn);
 }
 
 /* Route found: create the queue pair and send the request. */

@@ -17,6 +17,7 @@ int rds_rdma_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
 	INIT_DELAYED_WORK(&ic->i_connect_w, rds_rdma_connect_worker);
+	INIT_DELAYED_WORK(&ic->i_est_w, rds_rdma_est_worker);
 	mutex_init(&ic->i_cm_mutex);
 	spin_lock_init(&ic->i_rx_lock);
 	INIT_DELAYED_WORK(&ic->i_rx_w, rds_rdma_recv_worker);
@@ -39,6 +40,7 @@ void rds_rdma_conn_free(struct rds_connection *conn)
 	/* Shut down already: no CM id, no queue pair. */
 	WARN_ON_ONCE(ic->i_cm_id || ic->i_stale_id || ic->i_qp);
 	cancel_delayed_work_sync(&ic->i_connect_w);
+	cancel_delayed_work_sync(&ic->i_est_w);
 	cancel_delayed_work_sync(&ic->i_rx_w);
 	cancel_delayed_work_sync(&ic->i_ack_w);
 	rds_rdma_live_stop(ic);
@@ -337,6 +339,9 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	mutex_lock(&ic->i_cm_mutex);
 	id = ic->i_cm_id;
 	ic->i_cm_id = NULL;
+	/* A held ESTABLISHED dies with its id (i_est_w finds it clear). */
+	clear_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
+	clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
 	WRITE_ONCE(ic->i_req_port, 0);
 	stale = ic->i_stale_id;
 	ic->i_stale_id = NULL;

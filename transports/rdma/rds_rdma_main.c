@@ -72,6 +72,10 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 */
 	[RDS_RDMA_STAT_KEY_AWAY_SENT]		= "ib_key_away_sent",
 	[RDS_RDMA_STAT_KEY_REFUSED]		= "ib_key_refused",
+	/* Ours: accepted iWARP connections that sent before hearing from
+	 * the requester, which had not acked in RDS_RDMA_HEAR_FIRST_MS.
+	 */
+	[RDS_RDMA_STAT_EST_UNHEARD]		= "ib_est_unheard",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */

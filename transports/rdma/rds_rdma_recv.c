@@ -414,6 +414,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock(&ic->i_rx_lock);
 		return;
 	}
+	rds_rdma_cm_heard(ic);
 	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
 		rds_rdma_recv_one(conn, ic, r, wc->byte_len);
 	empty = !ic->i_recv_posted;
