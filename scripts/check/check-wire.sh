@@ -67,10 +67,12 @@
 #               (selftests/hosts/ha_route.sh, vmN.sh --nics 2 --rdma),
 #               one boot running the modes in turn: "on" (routes: the
 #               streams go on over the second port), "off"
-#               (ha_routes=0: they stop until the port returns) and
-#               "rdma" (rds-stress -v with RDMA both ways across the
-#               outage, about 90 s); default with RDS_IMPL=ours
-#               "on off rdma", none with --short or RDS_IMPL=intree
+#               (ha_routes=0: they stop until the port returns),
+#               "exclude" (routes on, host a's wire1 in ha_exclude: they
+#               stop too, and no route is tried) and "rdma" (rds-stress
+#               -v with RDMA both ways across the outage, about 90 s);
+#               default with RDS_IMPL=ours "on off exclude rdma", none
+#               with --short or RDS_IMPL=intree
 #   RDS_WIRE_SECONDS  each rds-stress session (default 3, --short 1)
 #   RESULTS     where TAP and logs go (default results/check-wire)
 set -uo pipefail
@@ -337,7 +339,7 @@ done
 # Two ports per guest: host a's first port fails mid-stream and returns
 # (ha_route.sh); with routes the streams move to the second port and
 # back, without them they wait for the first; RDMA moves with them.
-ha_boot() {	# "on off rdma"
+ha_boot() {	# "on off exclude rdma"
 	local mode=$1 out log rc t0 h
 	out=$RESULTS/ha-route
 	log=$out.log
@@ -355,12 +357,12 @@ ha_boot() {	# "on off rdma"
 	emit "# port failover (routes $mode): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 ha_default=""
-[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && ha_default="on off rdma"
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && ha_default="on off exclude rdma"
 read -ra HA_MODES <<< "${HA_MODES-$ha_default}"
 for mode in "${HA_MODES[@]}"; do
 	case "$mode" in
-	on|off|rdma) ;;
-	*) result 1 "HA mode '$mode': on, off or rdma"; HA_MODES=() ;;
+	on|off|exclude|rdma) ;;
+	*) result 1 "HA mode '$mode': on, off, exclude or rdma"; HA_MODES=() ;;
 	esac
 done
 [ ${#HA_MODES[@]} = 0 ] || ha_boot "${HA_MODES[*]}"

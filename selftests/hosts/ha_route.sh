@@ -29,6 +29,13 @@
 # default mode fails on. RDS_HA_MODE="on off" runs both, in that order,
 # in one boot.
 #
+# RDS_HA_MODE=exclude: routes on, but host a keeps wire1 out of them
+# (net.rds.ib.ha_exclude=wire1): it adverts no address there and takes
+# no route from there, so no route exists and the streams stop as with
+# routes off; neither host tries one (ib_route_connect). Its streams use
+# a TOS of their own (WC_TOS), so their connection is new, adverted
+# after the exclusion was set, even after other modes in the same boot.
+#
 # RDS_HA_MODE=rdma: with routes, a verified rds-stress session with RDMA
 # reads and writes both ways (-v -D, --rdma-use-notify) runs across the
 # same outage and fail-back. An RDMA in flight when the connection moves
@@ -88,6 +95,11 @@ check_here() {	# DESC CMD...
 	sed 's/^/# /' "$W/step.out"
 }
 
+# Do this mode's streams go on over wire1?
+routed() { [ "$MODE" = on ]; }
+# Their own connection in the exclude mode (see above).
+stream_tos() { if [ "$MODE" = exclude ]; then echo 3; else echo 0; fi; }
+
 progress() { cat "$W/progress.$MODE" 2>/dev/null || echo 0; }
 mark() { wire_mark "$MODE.$1"; }
 await() { wire_wait "$MODE.$1" "${2:-120}"; }
@@ -102,12 +114,13 @@ setup() {
 	rdma link show
 	modprobe rds_rdma || return 1
 	rds_impl_matches rds_rdma || return 1
-	if [ "$MODE" = off ]; then
-		sysctl -qw net.rds.ib.ha_routes=0 || return 1
-	else
-		sysctl -qw net.rds.ib.ha_routes=1 || return 1
-	fi
+	local routes=1 excl=""
+	[ "$MODE" = off ] && routes=0
+	[ "$MODE" = exclude ] && [ "$ROLE" = a ] && excl=wire1
+	sysctl -qw net.rds.ib.ha_routes=$routes || return 1
+	sysctl -qw net.rds.ib.ha_exclude="$excl" || return 1
 	sysctl -qw net.rds.ib.ha_failback_ms=$HOLD_MS || return 1
+	ROUTE_CONNECT0=$(rds_counter ib_route_connect)
 	port_active wire0 && port_active wire1
 }
 
@@ -119,13 +132,13 @@ route_gid() {
 }
 
 start_streams() {
-	WC_PROGRESS=$W/progress.$MODE "$WC" recv "$RDS_WIRE_SELF" $PORT 1 \
+	WC_TOS=$(stream_tos) WC_PROGRESS=$W/progress.$MODE "$WC" recv "$RDS_WIRE_SELF" $PORT 1 \
 		"$MSGS" 400 > "$W/recv.$MODE" 2>&1 &
 	RPID=$!
 	wirecheck_wait_ready "$W/recv.$MODE" $RPID 30 || return 1
 	mark rx
 	await rx || return 1
-	WC_PACE_MS=$PACE WC_MAXLEN=$MAXLEN "$WC" send "$RDS_WIRE_SELF" \
+	WC_TOS=$(stream_tos) WC_PACE_MS=$PACE WC_MAXLEN=$MAXLEN "$WC" send "$RDS_WIRE_SELF" \
 		"$RDS_WIRE_PEER" $PORT 0 "$MSGS" > "$W/send.$MODE" 2>&1 &
 	SPID=$!
 	# Flowing both ways before anything breaks.
@@ -187,11 +200,19 @@ watch_outage() {	# T_DOWN_MS
 }
 
 outage_ok() {	# VERDICT: flowing with routes, stalled without
-	if [ "$MODE" = off ]; then
-		[ "$1" = stalled ]
-	else
+	if routed; then
 		[ "$1" = flowing ]
+	else
+		[ "$1" = stalled ]
 	fi
+}
+
+# The exclude mode: no route was tried here.
+no_route_tried() {
+	local n
+	n=$(rds_counter ib_route_connect)
+	echo "ib_route_connect $ROUTE_CONNECT0 -> $n"
+	[ "$n" = "$ROUTE_CONNECT0" ]
 }
 
 verdict() { if outage_ok "$1"; then return 0; fi; return 1; }
@@ -440,7 +461,7 @@ scenario_a() {
 	check_here "host a ($MODE): forged route requests (wrong token, no such connection) refused" forged_routes
 	FB0=$(rds_counter ib_route_failback)
 	check_here "host a ($MODE): wire0's carrier down and back" host_a_outage
-	if [ "$MODE" = off ]; then
+	if ! routed; then
 		check_here "host a ($MODE): nothing arrives while wire0 is down (no routes)" verdict "$HERE"
 		check_here "host a ($MODE): host b got nothing either" verdict "$PEER_VERDICT"
 		tap_skip "host a ($MODE): fail-back" "no routes"
@@ -450,11 +471,13 @@ scenario_a() {
 		check_here "host a ($MODE): the connection returns to wire0 (fail-back)" failback_seen "$FB0"
 	fi
 	check_here "host a ($MODE): $MSGS messages from host b: exactly once, in order, intact" finish_streams
-	if [ "$MODE" = off ]; then
+	if ! routed; then
 		tap_skip "host a ($MODE): longest gap" "no routes: the gap is the outage"
 	else
 		check_here "host a ($MODE): longest gap between arrivals at most $BOUND s" gap_ok
 	fi
+	[ "$MODE" = exclude ] &&
+		check_here "host a ($MODE): no route tried here (wire1 excluded)" no_route_tried
 	mark finished
 	await finished 300
 	report
@@ -470,11 +493,13 @@ scenario_b() {
 	await up 300
 	echo "# carrier of host a back at message $(progress) here"
 	check_here "host b ($MODE): $MSGS messages from host a: exactly once, in order, intact" finish_streams
-	if [ "$MODE" = off ]; then
+	if ! routed; then
 		tap_skip "host b ($MODE): longest gap" "no routes: the gap is the outage"
 	else
 		check_here "host b ($MODE): longest gap between arrivals at most $BOUND s" gap_ok
 	fi
+	[ "$MODE" = exclude ] &&
+		check_here "host b ($MODE): no route tried here (host a adverted none)" no_route_tried
 	mark finished
 	await finished 300
 	report
@@ -485,6 +510,8 @@ for MODE in "${MODES[@]}"; do
 	case "$ROLE:$MODE" in
 	a:rdma) plan=$((plan + 2)) ;;
 	b:rdma) plan=$((plan + 3)) ;;
+	a:exclude) plan=$((plan + 10)) ;;
+	b:exclude) plan=$((plan + 6)) ;;
 	a:*) plan=$((plan + 9)) ;;
 	b:*) plan=$((plan + 5)) ;;
 	esac

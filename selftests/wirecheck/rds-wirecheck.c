@@ -35,6 +35,9 @@
  * them, so passing that limit is certain rather than a matter of
  * timing (then the receiver drops, and the check reports the loss).
  *
+ * WC_TOS=N in either's environment sets the socket's type of service
+ * (SIOCRDSSETTOS): a connection of its own, new when the test starts.
+ *
  * For streams across a failover (selftests/hosts/ha_route.sh): a
  * sender's WC_PACE_MS=N waits N ms after each message and WC_MAXLEN=N
  * caps its sizes at N bytes; a receiver's WC_PROGRESS=FILE keeps FILE
@@ -53,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <time.h>
@@ -128,6 +132,14 @@ static int wc_socket(const char *ip, int port)
 		fprintf(stderr, "rds-wirecheck: bind %s:%d: %s\n", ip, port,
 			strerror(errno));
 		exit(2);
+	}
+	if (getenv("WC_TOS")) {
+		rds_tos_t tos = atoi(getenv("WC_TOS"));
+
+		if (ioctl(fd, SIOCRDSSETTOS, &tos)) {
+			perror("rds-wirecheck: SIOCRDSSETTOS");
+			exit(2);
+		}
 	}
 	return fd;
 }
