@@ -14,7 +14,8 @@
 # over wire1 within RDS_HA_BOUND seconds while wire0 is still down, on
 # both hosts; then wire0 comes back and the connection must return to it
 # (fail-back: host a, the lower address, counts ib_route_failback, and
-# rds-info -I shows wire0's GIDs again). Every message arrives once, in
+# rds-info -I shows wire0's GIDs again), and host a's drops name both
+# (tracepoint rds_conn_drop: reasons 37 and 39). Every message arrives once, in
 # order, intact, and the longest time between two arrivals is at most
 # RDS_HA_BOUND (each receiver reports it).
 #
@@ -207,6 +208,24 @@ outage_ok() {	# VERDICT: flowing with routes, stalled without
 	fi
 }
 
+# Host a, with routes: the lane's drops say why (tracepoint
+# rds_conn_drop in a trace instance of our own): the port going down
+# moves it (RDS_DROP_FAILOVER, 37), the fail-back ends the alternate
+# route (RDS_DROP_FAILBACK, 39). rds-info -p keeps only the last reason,
+# which a refused attempt may overwrite.
+DROPS=/sys/kernel/tracing/instances/rds-ha-route
+drops_trace_on() {
+	{ [ -d "$DROPS" ] || mkdir "$DROPS"; } &&
+		echo 1 > "$DROPS/events/rds/rds_conn_drop/enable" &&
+		echo > "$DROPS/trace" && echo 1 > "$DROPS/tracing_on"
+}
+drops_named() {
+	local t
+	t=$(grep -E -- "-> (::ffff:)?$RDS_WIRE_PEER tos 0 " "$DROPS/trace" | sed 's/^ *//')
+	echo "$t"
+	grep -q "reason=37$" <<< "$t" && grep -q "reason=39$" <<< "$t"
+}
+
 # The exclude mode: no route was tried here.
 no_route_tried() {
 	local n
@@ -396,13 +415,13 @@ rdma_run() {
 		$(((t_down - t0) / 1000)) $(((t_up - t0) / 1000)) "$RR_GIVE_UP" && [ "$rc" = 0 ]
 }
 
-# rdma_trace: once a second, the lanes, their routes and the route and
-# reset counters, to the shared directory (ROLE.rdma.trace): what a
-# failure of this mode is diagnosed from. A lane disconnecting for three
+# mode_trace: once a second, the lanes, their routes and the route and
+# reset counters, to the shared directory (ROLE.MODE.trace): what a
+# failure of a mode is diagnosed from. A lane disconnecting for three
 # samples in a row has the blocked tasks' stacks put in the kernel log,
 # once (where its shutdown waits).
-rdma_trace() {
-	local f=$RDS_WIRE_DIR/$ROLE.rdma.trace
+mode_trace() {
+	local f=$RDS_WIRE_DIR/$ROLE.$MODE.trace
 	(
 		stuck=0
 		while :; do
@@ -430,7 +449,7 @@ rdma_trace() {
 scenario_a_rdma() {
 	echo "# host a: routes on, rds-stress ${rr_args[*]} -v across wire0's outage"
 	check_here "host a (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
-	rdma_trace
+	mode_trace
 	check_here "host a (rdma): verified RDMA both ways across wire0's outage and fail-back: every request given up was an RDMA failure reported to host b, none late or unanswered, acks while wire0 was down" rdma_run
 	mark finished
 	kill "$TRACE_PID"
@@ -440,7 +459,7 @@ scenario_a_rdma() {
 
 scenario_b_rdma() {
 	check_here "host b (rdma): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes on" setup
-	rdma_trace
+	mode_trace
 	check_here "host b (rdma): passive rds-stress listening on wire0's address" rdma_serve
 	check_here "host b (rdma): its session verified, none late or unanswered" rdma_served
 	mark finished
@@ -450,16 +469,18 @@ scenario_b_rdma() {
 }
 
 RPID="" SPID="" TRACE_PID=""
-trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID $TRACE_PID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"' EXIT
+trap 'wire_ctl self set_link wire on >/dev/null 2>&1; kill $RPID $SPID $TRACE_PID 2>/dev/null; rm -rf "$RDS_TOOLS_WORK"; [ -d "$DROPS" ] && echo 0 > "$DROPS/tracing_on" && rmdir "$DROPS"' EXIT
 wire_mark "impl-${RDS_IMPL:-unset}"
 
 scenario_a() {
 	echo "# host a: routes $MODE, $MSGS messages each way, every $PACE ms, up to $MAXLEN bytes"
 	check_here "host a ($MODE): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	mode_trace
 	check_here "host a ($MODE): streams both ways over wire0's addresses" start_streams
 	await forge
 	check_here "host a ($MODE): forged route requests (wrong token, no such connection) refused" forged_routes
 	FB0=$(rds_counter ib_route_failback)
+	routed && drops_trace_on
 	check_here "host a ($MODE): wire0's carrier down and back" host_a_outage
 	if ! routed; then
 		check_here "host a ($MODE): nothing arrives while wire0 is down (no routes)" verdict "$HERE"
@@ -469,6 +490,7 @@ scenario_a() {
 		check_here "host a ($MODE): messages from host b arrive over wire1 within $BOUND s, wire0 still down" verdict "$HERE"
 		check_here "host a ($MODE): host b's arrive over wire1 within $BOUND s too" verdict "$PEER_VERDICT"
 		check_here "host a ($MODE): the connection returns to wire0 (fail-back)" failback_seen "$FB0"
+		check_here "host a ($MODE): its drops name the move and the return (reasons 37 and 39, tracepoint rds_conn_drop)" drops_named
 	fi
 	check_here "host a ($MODE): $MSGS messages from host b: exactly once, in order, intact" finish_streams
 	if ! routed; then
@@ -479,12 +501,14 @@ scenario_a() {
 	[ "$MODE" = exclude ] &&
 		check_here "host a ($MODE): no route tried here (wire1 excluded)" no_route_tried
 	mark finished
+	kill "$TRACE_PID"
 	await finished 300
 	report
 }
 
 scenario_b() {
 	check_here "host b ($MODE): rxe on wire0 and wire1 ACTIVE, rds_rdma loaded, ha_routes $MODE" setup
+	mode_trace
 	check_here "host b ($MODE): streams both ways over wire0's addresses" start_streams
 	check_here "host b ($MODE): host a's forged route requests refused as such, the connection untouched" forged_refused
 	await down 300
@@ -501,6 +525,7 @@ scenario_b() {
 	[ "$MODE" = exclude ] &&
 		check_here "host b ($MODE): no route tried here (host a adverted none)" no_route_tried
 	mark finished
+	kill "$TRACE_PID"
 	await finished 300
 	report
 }
@@ -510,7 +535,7 @@ for MODE in "${MODES[@]}"; do
 	case "$ROLE:$MODE" in
 	a:rdma) plan=$((plan + 2)) ;;
 	b:rdma) plan=$((plan + 3)) ;;
-	a:exclude) plan=$((plan + 10)) ;;
+	a:exclude|a:on) plan=$((plan + 10)) ;;
 	b:exclude) plan=$((plan + 6)) ;;
 	a:*) plan=$((plan + 9)) ;;
 	b:*) plan=$((plan + 5)) ;;

@@ -183,7 +183,8 @@ static void rds_rdma_recv_hold(struct rds_connection *conn,
 			net_warn_ratelimited("rds: %s: %u messages from %pI6c held behind a use-once region, dropping the connection\n",
 					     conn->c_trans->name,
 					     ic->i_rx_held_count, &conn->c_faddr);
-			rds_conn_drop(conn);
+			/* A bound on what one region may hold back. */
+			rds_conn_drop_reason(conn, RDS_DROP_MEMORY);
 		}
 	}
 	inc->ii_mr = mr;

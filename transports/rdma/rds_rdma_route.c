@@ -687,7 +687,7 @@ bool rds_rdma_route_recv(struct rds_connection *conn, struct rds_rdma_conn *ic,
 	if (data_len != sizeof(adv) || be32_to_cpu(hdr->h_len) != sizeof(adv) ||
 	    hdr->h_sequence) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_RX_BAD_FRAGMENT);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 		return true;
 	}
 	ib_dma_sync_single_for_cpu(ic->i_dev->ibdev, dma, sizeof(adv),
@@ -797,7 +797,7 @@ static void rds_rdma_route_worker(struct work_struct *work)
 	if (stable && peer && !rds_conn_peer_is_lower(conn)) {
 		WRITE_ONCE(rt->failback, true);
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ROUTE_FAILBACK);
-		rds_conn_drop(conn);
+		rds_conn_drop_reason(conn, RDS_DROP_FAILBACK);
 		rds_conn_want_connect(conn);
 		return;
 	}
@@ -825,7 +825,7 @@ static void rds_rdma_route_port_down(struct rds_connection *conn, void *arg)
 		return;
 	rds_rdma_stat_inc(RDS_RDMA_STAT_ROUTE_PORT_ERROR);
 	set_bit(RDS_RDMA_ROUTE_FAILED, &ic->i_flags);
-	rds_conn_drop(conn);
+	rds_conn_drop_reason(conn, RDS_DROP_FAILOVER);
 	rds_conn_want_connect(conn);
 }
 
