@@ -30,12 +30,13 @@
 # default mode fails on. RDS_HA_MODE="on off" runs both, in that order,
 # in one boot.
 #
-# RDS_HA_MODE=exclude: routes on, but host a keeps wire1 out of them
-# (net.rds.ib.ha_exclude=wire1): it adverts no address there and takes
-# no route from there, so no route exists and the streams stop as with
-# routes off; neither host tries one (ib_route_connect). Its streams use
-# a TOS of their own (WC_TOS), so their connection is new, adverted
-# after the exclusion was set, even after other modes in the same boot.
+# RDS_HA_MODE=exclude: routes on, but once the streams flow host a puts
+# wire1 in net.rds.ib.ha_exclude (after its advert named wire1's
+# address): it takes no route from there (ib_route_connect unchanged)
+# and refuses host b's requests to it (ib_route_refused, waited for
+# with wire0 still down), so the streams stop as with routes off. Its
+# streams use a TOS of their own (WC_TOS), so their connection is new,
+# with routes, whatever modes ran before in the same boot.
 #
 # RDS_HA_MODE=rdma: with routes, a verified rds-stress session with RDMA
 # reads and writes both ways (-v -D, --rdma-use-notify) runs across the
@@ -115,13 +116,13 @@ setup() {
 	rdma link show
 	modprobe rds_rdma || return 1
 	rds_impl_matches rds_rdma || return 1
-	local routes=1 excl=""
+	local routes=1
 	[ "$MODE" = off ] && routes=0
-	[ "$MODE" = exclude ] && [ "$ROLE" = a ] && excl=wire1
 	sysctl -qw net.rds.ib.ha_routes=$routes || return 1
-	sysctl -qw net.rds.ib.ha_exclude="$excl" || return 1
+	sysctl -qw net.rds.ib.ha_exclude= || return 1
 	sysctl -qw net.rds.ib.ha_failback_ms=$HOLD_MS || return 1
 	ROUTE_CONNECT0=$(rds_counter ib_route_connect)
+	FAILOVER0=$(rds_counter ib_route_failover)
 	port_active wire0 && port_active wire1
 }
 
@@ -214,24 +215,56 @@ outage_ok() {	# VERDICT: flowing with routes, stalled without
 # route (RDS_DROP_FAILBACK, 39). rds-info -p keeps only the last reason,
 # which a refused attempt may overwrite.
 DROPS=/sys/kernel/tracing/instances/rds-ha-route
+# The lane's state changes and the CM's events go in too: the timeline
+# of the move, printed with the check.
 drops_trace_on() {
 	{ [ -d "$DROPS" ] || mkdir "$DROPS"; } &&
 		echo 1 > "$DROPS/events/rds/rds_conn_drop/enable" &&
+		echo 1 > "$DROPS/events/rds/rds_conn_state/enable" &&
+		echo 1 > "$DROPS/events/rds_rdma/rds_rdma_cm_event/enable" &&
 		echo > "$DROPS/trace" && echo 1 > "$DROPS/tracing_on"
 }
 drops_named() {
 	local t
-	t=$(grep -E -- "-> (::ffff:)?$RDS_WIRE_PEER tos 0 " "$DROPS/trace" | sed 's/^ *//')
-	echo "$t"
+	echo 0 > "$DROPS/tracing_on"
+	grep -v "^#" "$DROPS/trace" | sed 's/^ *//' | head -n 80
+	t=$(grep -E -- "rds_conn_drop: (::ffff:)?$RDS_WIRE_SELF -> (::ffff:)?$RDS_WIRE_PEER tos 0 " "$DROPS/trace")
 	grep -q "reason=37$" <<< "$t" && grep -q "reason=39$" <<< "$t"
 }
 
-# The exclude mode: no route was tried here.
+# The exclude mode, host a: wire1 excluded now, after the advert.
+exclude_wire1() {
+	sysctl -qw net.rds.ib.ha_exclude=wire1 || return 1
+	REFUSED0=$(rds_counter ib_route_refused)
+}
+
+# ... and wire0 stays down until host b asked for a route to wire1 and
+# was refused (its queue pair's retries end within about 10 s).
+refused_wire1() {
+	local i n
+	for ((i = 0; i < 300; i++)); do
+		n=$(rds_counter ib_route_refused)
+		[ "$n" -gt "$REFUSED0" ] && break
+		sleep 0.1
+	done
+	echo "ib_route_refused $REFUSED0 -> $n"
+	[ "$n" -gt "$REFUSED0" ]
+}
+refused_seen() { cat "$W/refused.out"; return "$REFUSED_RC"; }
+
+# The exclude mode: no route was tried here (host a), none came up
+# (host b).
 no_route_tried() {
 	local n
 	n=$(rds_counter ib_route_connect)
 	echo "ib_route_connect $ROUTE_CONNECT0 -> $n"
 	[ "$n" = "$ROUTE_CONNECT0" ]
+}
+no_route_up() {
+	local n
+	n=$(rds_counter ib_route_failover)
+	echo "ib_route_failover $FAILOVER0 -> $n; ib_route_connect $ROUTE_CONNECT0 -> $(rds_counter ib_route_connect)"
+	[ "$n" = "$FAILOVER0" ]
 }
 
 verdict() { if outage_ok "$1"; then return 0; fi; return 1; }
@@ -253,6 +286,10 @@ host_a_outage() {
 	PEER_VERDICT=$peer
 	echo "host a receives: $HERE; host b receives: $peer (wire0 still down)"
 	echo "counters here: failover $(rds_counter ib_route_failover) port_error $(rds_counter ib_route_port_error) connect $(rds_counter ib_route_connect)"
+	if [ "$MODE" = exclude ]; then
+		refused_wire1 > "$W/refused.out" 2>&1
+		REFUSED_RC=$?
+	fi
 	wire_ctl self set_link wire on || rc_here=1
 	T_UP=$(ms)
 	echo "carrier back at message $(progress) here"
@@ -479,12 +516,16 @@ scenario_a() {
 	check_here "host a ($MODE): streams both ways over wire0's addresses" start_streams
 	await forge
 	check_here "host a ($MODE): forged route requests (wrong token, no such connection) refused" forged_routes
+	[ "$MODE" = exclude ] &&
+		check_here "host a ($MODE): wire1 excluded (ha_exclude), after its advert" exclude_wire1
 	FB0=$(rds_counter ib_route_failback)
 	routed && drops_trace_on
 	check_here "host a ($MODE): wire0's carrier down and back" host_a_outage
 	if ! routed; then
 		check_here "host a ($MODE): nothing arrives while wire0 is down (no routes)" verdict "$HERE"
 		check_here "host a ($MODE): host b got nothing either" verdict "$PEER_VERDICT"
+		[ "$MODE" = exclude ] &&
+			check_here "host a ($MODE): host b's request for a route to wire1 refused here, wire0 still down" refused_seen
 		tap_skip "host a ($MODE): fail-back" "no routes"
 	else
 		check_here "host a ($MODE): messages from host b arrive over wire1 within $BOUND s, wire0 still down" verdict "$HERE"
@@ -523,7 +564,7 @@ scenario_b() {
 		check_here "host b ($MODE): longest gap between arrivals at most $BOUND s" gap_ok
 	fi
 	[ "$MODE" = exclude ] &&
-		check_here "host b ($MODE): no route tried here (host a adverted none)" no_route_tried
+		check_here "host b ($MODE): no connection came up on a route (host a refused them)" no_route_up
 	mark finished
 	kill "$TRACE_PID"
 	await finished 300
@@ -535,7 +576,8 @@ for MODE in "${MODES[@]}"; do
 	case "$ROLE:$MODE" in
 	a:rdma) plan=$((plan + 2)) ;;
 	b:rdma) plan=$((plan + 3)) ;;
-	a:exclude|a:on) plan=$((plan + 10)) ;;
+	a:exclude) plan=$((plan + 12)) ;;
+	a:on) plan=$((plan + 10)) ;;
 	b:exclude) plan=$((plan + 6)) ;;
 	a:*) plan=$((plan + 9)) ;;
 	b:*) plan=$((plan + 5)) ;;

@@ -776,6 +776,7 @@ rds_rdma_route_request(const struct rds_rdma_flavor *fl,
 		       const struct rds_rdma_cdata_common *c,
 		       const struct in6_addr *laddr,
 		       const struct in6_addr *faddr,
+		       const struct in6_addr *cm_laddr,
 		       const struct in6_addr *cm_faddr);
 bool rds_rdma_route_wins(struct rds_connection *conn, bool route_req);
 void rds_rdma_route_accepted(struct rds_connection *conn,

@@ -319,7 +319,8 @@ static int rds_rdma_cm_accept(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (!fl)
 		return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_NO_FLAVOR);
 	if (route) {
-		conn = rds_rdma_route_request(fl, c, &laddr, &faddr, &cm_faddr);
+		conn = rds_rdma_route_request(fl, c, &laddr, &faddr, &cm_laddr,
+					      &cm_faddr);
 		module_put(fl->trans.owner);
 		if (!conn)
 			return rds_rdma_cm_reject(id, RDS_RDMA_REFUSE_ROUTE);

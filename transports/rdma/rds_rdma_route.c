@@ -266,6 +266,36 @@ static bool rds_rdma_route_excluded(const char *list, const char *name)
 	return false;
 }
 
+/* A copy of net.rds.ib.ha_exclude, whole (a writer may be at work). */
+static void rds_rdma_route_exclude_copy(char *list)
+{
+	spin_lock_bh(&rds_rdma_ha_exclude_lock);
+	memcpy(list, rds_rdma_sysctl_ha_exclude, RDS_RDMA_HA_EXCLUDE_LEN);
+	spin_unlock_bh(&rds_rdma_ha_exclude_lock);
+	list[RDS_RDMA_HA_EXCLUDE_LEN - 1] = 0;
+}
+
+/* Is local address @addr on an interface in net.rds.ib.ha_exclude? */
+static bool rds_rdma_route_addr_excluded(const struct in6_addr *addr)
+{
+	char exclude[RDS_RDMA_HA_EXCLUDE_LEN];
+	struct net_device *ndev;
+	bool excluded = false;
+
+	rds_rdma_route_exclude_copy(exclude);
+	if (!exclude[0])
+		return false;
+	rcu_read_lock();
+	if (ipv6_addr_v4mapped(addr))
+		ndev = __ip_dev_find(&init_net, addr->s6_addr32[3], false);
+	else
+		ndev = ipv6_dev_find(&init_net, addr, NULL);
+	if (ndev)
+		excluded = rds_rdma_route_excluded(exclude, ndev->name);
+	rcu_read_unlock();
+	return excluded;
+}
+
 /*
  * Local addresses of @conn's family, up to @max, in @c (link-local
  * IPv6 ones never: a route needs no scope); with @peers (@npeers of
@@ -281,10 +311,7 @@ static int rds_rdma_route_local(const struct rds_connection *conn,
 	struct net_device *ndev;
 	int n = 0, i;
 
-	spin_lock_bh(&rds_rdma_ha_exclude_lock);
-	memcpy(exclude, rds_rdma_sysctl_ha_exclude, sizeof(exclude));
-	spin_unlock_bh(&rds_rdma_ha_exclude_lock);
-	exclude[sizeof(exclude) - 1] = 0;
+	rds_rdma_route_exclude_copy(exclude);
 	rcu_read_lock();
 	for_each_netdev_rcu(&init_net, ndev) {
 		bool up = netif_running(ndev) && netif_carrier_ok(ndev);
@@ -463,10 +490,12 @@ bool rds_rdma_route_pick(struct rds_connection *conn, struct in6_addr *laddr,
  * @c: its private data's common block (with RDS_RDMA_ROUTE_MARK)
  * @laddr: the connection's local address, from the private data
  * @faddr: the connection's peer address, likewise
- * @cm_faddr: where the request came from
+ * @cm_laddr: where it came to
+ * @cm_faddr: where it came from
  *
  * Only an existing connection, to a peer that adverted @cm_faddr and
- * shows the token we gave it: a route never makes a connection.
+ * shows the token we gave it: a route never makes a connection. Nor one
+ * to an interface excluded since we adverted it.
  *
  * Context: a CM handler.
  * Return: the connection with a reference, or NULL to refuse.
@@ -476,6 +505,7 @@ rds_rdma_route_request(const struct rds_rdma_flavor *fl,
 		       const struct rds_rdma_cdata_common *c,
 		       const struct in6_addr *laddr,
 		       const struct in6_addr *faddr,
+		       const struct in6_addr *cm_laddr,
 		       const struct in6_addr *cm_faddr)
 {
 	struct rds_connection *conn;
@@ -485,7 +515,9 @@ rds_rdma_route_request(const struct rds_rdma_flavor *fl,
 
 	if (!READ_ONCE(rds_rdma_sysctl_ha_routes) ||
 	    !rds_addr_is_local(&init_net, laddr, 0) ||
-	    rds_addr_is_local(&init_net, faddr, 0))
+	    rds_addr_is_local(&init_net, faddr, 0) ||
+	    (!ipv6_addr_equal(cm_laddr, laddr) &&
+	     rds_rdma_route_addr_excluded(cm_laddr)))
 		goto refuse;
 	conn = rds_conn_find(&init_net, laddr, faddr, &fl->trans, c->tos, 0);
 	if (!conn)
