@@ -431,7 +431,9 @@ static void rds_rdma_cm_up(struct rds_connection *conn)
  */
 void rds_rdma_cm_heard(struct rds_rdma_conn *ic)
 {
-	if (test_and_clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags))
+	/* A plain read first: every receive passes here. */
+	if (unlikely(test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags)) &&
+	    test_and_clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags))
 		mod_delayed_work(rds_rdma_wq, &ic->i_est_w, 0);
 }
 
@@ -480,11 +482,14 @@ static bool rds_rdma_cm_hold(struct rds_rdma_conn *ic)
 		return false;
 	ic->i_est_deadline = jiffies + msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS);
 	set_bit(RDS_RDMA_EST_HELD, &ic->i_flags);
-	/* Whichever comes second, this or the frame, finishes it. */
+	/* Whichever comes second, this or the frame, finishes it. Not
+	 * mod_delayed_work(): a frame that came meanwhile queued the worker
+	 * to run now, and must not be pushed back to the deadline.
+	 */
 	smp_mb__after_atomic();
 	if (test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags)) {
-		mod_delayed_work(rds_rdma_wq, &ic->i_est_w,
-				 msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS));
+		queue_delayed_work(rds_rdma_wq, &ic->i_est_w,
+				   msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS));
 		return true;
 	}
 	clear_bit(RDS_RDMA_EST_HELD, &ic->i_flags);

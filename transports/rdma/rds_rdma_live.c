@@ -152,7 +152,7 @@ void rds_rdma_live_conn_init(struct rds_rdma_conn *ic)
  * rds_rdma_live_start - @conn came up: watch its peer
  * @conn: the connection; i_cm_mutex held
  *
- * Context: a CM handler.
+ * Context: a CM handler, or i_est_w (rds_rdma_cm.c).
  */
 void rds_rdma_live_start(struct rds_connection *conn)
 {

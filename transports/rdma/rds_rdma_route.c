@@ -669,7 +669,7 @@ out:
  * rds_rdma_route_established - @conn came up: advert, watch the route
  * @conn: the connection; i_cm_mutex held
  *
- * Context: a CM handler.
+ * Context: a CM handler, or i_est_w (rds_rdma_cm.c).
  */
 void rds_rdma_route_established(struct rds_connection *conn)
 {
