@@ -586,6 +586,21 @@ struct rds_rdma_conn {
 	bool			i_live_refused;
 };
 
+/* The int a consumer-defined reject carries (0 if none). */
+static inline int rds_rdma_cm_rej_word(const struct rdma_cm_id *id,
+				       const struct rdma_cm_event *ev)
+{
+	const void *data;
+	int word = 0;
+	u8 len = 0;
+
+	data = rdma_consumer_reject_data((struct rdma_cm_id *)id,
+					 (struct rdma_cm_event *)ev, &len);
+	if (data && len >= sizeof(word))
+		memcpy(&word, data, sizeof(word));
+	return word;
+}
+
 static inline struct rds_rdma_conn *rds_rdma_conn(struct rds_connection *conn)
 {
 	return rds_conn_tdata(conn);
@@ -805,6 +820,7 @@ void rds_rdma_keys_forget(struct rds_rdma_conn *ic);
 int rds_rdma_addr_init(void);
 void rds_rdma_addr_exit(void);
 void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id);
+bool rds_rdma_addr_held(const struct in6_addr *addr, struct net_device *dev);
 
 /* rds_rdma_live.c */
 void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);

@@ -32,8 +32,7 @@ static DECLARE_DELAYED_WORK(rds_rdma_addr_w, rds_rdma_addr_worker);
  * A tentative IPv6 address counts: one re-running duplicate detection
  * where it was has not moved. Under RCU.
  */
-static bool rds_rdma_addr_held(const struct in6_addr *addr,
-			       struct net_device *dev)
+bool rds_rdma_addr_held(const struct in6_addr *addr, struct net_device *dev)
 {
 	const struct in_ifaddr *ifa;
 	struct in_device *in_dev;
@@ -60,7 +59,7 @@ static bool rds_rdma_addr_held(const struct in6_addr *addr,
  * that one is tried first and, failing it, every interface. Nothing
  * found (an address gone already): the connection is not watched.
  *
- * Context: a CM handler.
+ * Context: a CM handler, or i_est_w (rds_rdma_cm.c); i_cm_mutex held.
  */
 void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id)
 {

@@ -21,9 +21,12 @@
 #include "rds_rdma_trace.h"
 
 /* What a reject carries (a host-endian int, as Linux): 1 for races,
- * stale connections, versions and failures alike.
+ * stale connections, versions and failures alike; 2 for a request on
+ * an alternate route that will not be taken (only ours send those):
+ * the requester tries elsewhere rather than the same route again.
  */
 #define RDS_RDMA_REJ_RETRY	1
+#define RDS_RDMA_REJ_ROUTE	2
 
 /**
  * rds_rdma_sockaddr - a sockaddr for the RDMA CM
@@ -202,7 +205,8 @@ static u16 rds_rdma_cm_version(const struct rds_rdma_cdata_common *c)
 
 static int rds_rdma_cm_reject(struct rdma_cm_id *id, enum rds_rdma_refusal r)
 {
-	int why = RDS_RDMA_REJ_RETRY;
+	int why = r == RDS_RDMA_REFUSE_ROUTE ? RDS_RDMA_REJ_ROUTE :
+					       RDS_RDMA_REJ_RETRY;
 
 	trace_rds_rdma_cm_refuse(id, r);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_CONNECT_REFUSED);
@@ -640,8 +644,15 @@ static void rds_rdma_cm_event(struct rds_connection *conn,
 		ret = -ENETDOWN;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		/* The peer answered: the route works. */
-		rds_rdma_conn(conn)->i_route.answered = true;
+		/* The peer answered: the route works, unless it said it
+		 * will not take this one (then the next attempt goes
+		 * elsewhere, not here again).
+		 */
+		if (READ_ONCE(rds_rdma_conn(conn)->i_route.alt) &&
+		    rds_rdma_cm_rej_word(id, ev) == RDS_RDMA_REJ_ROUTE)
+			rds_rdma_route_failed(conn);
+		else
+			rds_rdma_conn(conn)->i_route.answered = true;
 		ret = -ECONNREFUSED;
 		break;
 	default:

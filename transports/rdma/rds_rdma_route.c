@@ -275,7 +275,9 @@ static void rds_rdma_route_exclude_copy(char *list)
 	list[RDS_RDMA_HA_EXCLUDE_LEN - 1] = 0;
 }
 
-/* Is local address @addr on an interface in net.rds.ib.ha_exclude? */
+/* Does an interface in net.rds.ib.ha_exclude hold local address @addr
+ * (any of them: a VRF's slave, a tentative IPv6 address included)?
+ */
 static bool rds_rdma_route_addr_excluded(const struct in6_addr *addr)
 {
 	char exclude[RDS_RDMA_HA_EXCLUDE_LEN];
@@ -286,12 +288,13 @@ static bool rds_rdma_route_addr_excluded(const struct in6_addr *addr)
 	if (!exclude[0])
 		return false;
 	rcu_read_lock();
-	if (ipv6_addr_v4mapped(addr))
-		ndev = __ip_dev_find(&init_net, addr->s6_addr32[3], false);
-	else
-		ndev = ipv6_dev_find(&init_net, addr, NULL);
-	if (ndev)
-		excluded = rds_rdma_route_excluded(exclude, ndev->name);
+	for_each_netdev_rcu(&init_net, ndev) {
+		if (rds_rdma_route_excluded(exclude, ndev->name) &&
+		    rds_rdma_addr_held(addr, ndev)) {
+			excluded = true;
+			break;
+		}
+	}
 	rcu_read_unlock();
 	return excluded;
 }

@@ -21,6 +21,8 @@
 #include <net/rds/connection.h>
 #include <net/rds/transport.h>
 
+#include "rds_rdma.h"
+
 #ifndef _RDS_RDMA_TRACE_ENUMS
 #define _RDS_RDMA_TRACE_ENUMS
 /* Why we refused a peer's connection request (rds_rdma_cm.c). */
@@ -187,17 +189,9 @@ static inline void rds_rdma_trace_conn(const struct rds_connection *conn,
 static inline int rds_rdma_trace_rej_data(const struct rdma_cm_id *id,
 					  const struct rdma_cm_event *ev)
 {
-	const void *data;
-	int word = 0;
-	u8 len = 0;
-
 	if (ev->event != RDMA_CM_EVENT_REJECTED)
 		return 0;
-	data = rdma_consumer_reject_data((struct rdma_cm_id *)id,
-					 (struct rdma_cm_event *)ev, &len);
-	if (data && len >= sizeof(word))
-		memcpy(&word, data, sizeof(word));
-	return word;
+	return rds_rdma_cm_rej_word(id, ev);
 }
 #endif
 
