@@ -11,6 +11,9 @@
  * The listeners (rds_rdma_listen.c) serve every flavor: a request is
  * handed to the transport of its device's node type (InfiniBand/RoCE or
  * iWARP).
+ *
+ * Lock order: i_cm_mutex (held by every handler of a connection's id),
+ * then i_rx_lock (the requester's first ack).
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -482,6 +485,7 @@ out:
 /* Accepted, and the peer has not spoken yet: wait for it (i_est_w). */
 static bool rds_rdma_cm_hold(struct rds_rdma_conn *ic)
 {
+	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!test_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags))
 		return false;
 	ic->i_est_deadline = jiffies + msecs_to_jiffies(RDS_RDMA_HEAR_FIRST_MS);
@@ -505,6 +509,7 @@ static void rds_rdma_cm_speak_first(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 
+	lockdep_assert_held(&ic->i_cm_mutex);
 	spin_lock_bh(&ic->i_rx_lock);
 	set_bit(RDS_RDMA_ACK_WANTED, &ic->i_flags);
 	rds_rdma_send_ack(conn);
