@@ -518,9 +518,7 @@ rds_rdma_route_request(const struct rds_rdma_flavor *fl,
 
 	if (!READ_ONCE(rds_rdma_sysctl_ha_routes) ||
 	    !rds_addr_is_local(&init_net, laddr, 0) ||
-	    rds_addr_is_local(&init_net, faddr, 0) ||
-	    (!ipv6_addr_equal(cm_laddr, laddr) &&
-	     rds_rdma_route_addr_excluded(cm_laddr)))
+	    rds_addr_is_local(&init_net, faddr, 0))
 		goto refuse;
 	conn = rds_conn_find(&init_net, laddr, faddr, &fl->trans, c->tos, 0);
 	if (!conn)
@@ -531,7 +529,10 @@ rds_rdma_route_request(const struct rds_rdma_flavor *fl,
 	ok = !crypto_memneq(&mine, &c->token, sizeof(mine)) &&
 	     rds_rdma_route_peer_has(rt, cm_faddr);
 	spin_unlock_bh(&rt->lock);
-	if (ok && rds_rdma_route_addr_ok(conn, cm_faddr))
+	/* The walk over interfaces only for a request that showed the token. */
+	if (ok && rds_rdma_route_addr_ok(conn, cm_faddr) &&
+	    (ipv6_addr_equal(cm_laddr, laddr) ||
+	     !rds_rdma_route_addr_excluded(cm_laddr)))
 		return conn;
 	rds_conn_put(conn);
 refuse:
