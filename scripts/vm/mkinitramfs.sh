@@ -43,6 +43,7 @@ done | awk '!seen[$0]++' | while read -r ko; do
 done
 
 mkdir -p "$(dirname "$out")"
-(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
-mv "$out.tmp" "$out"
+# A name of its own: two guests may boot at once (make check).
+(cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 echo "$out"
