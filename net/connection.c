@@ -1565,8 +1565,11 @@ static void rds_conn_reset_one(struct rds_connection *conn, void *arg)
 {
 	const struct rds_conn_reset_req *req = arg;
 
-	/* Loopback has no path to reset. */
-	if (conn->c_loopback || conn->c_tos != req->tos ||
+	/* The loopback transport has no path to reset; a connection
+	 * between two local addresses over IB or TCP has one.
+	 */
+	if (conn->c_trans->type == RDS_TRANS_TYPE_LOOP ||
+	    conn->c_tos != req->tos ||
 	    !ipv6_addr_equal(&conn->c_laddr, req->laddr))
 		return;
 	if (req->faddr && !ipv6_addr_equal(&conn->c_faddr, req->faddr))

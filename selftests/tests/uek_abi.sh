@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 NETNS_A=uek-a NETNS_B=uek-b
 T=$RDS_TOOLS
 BIN=uek/uek-abi
-N=25
+N=29
 
 tap_plan $N
 skip_all() {
@@ -51,12 +51,15 @@ pf_rds_fixed() {
 # Oracle's rds-tools 2.3.4 itself (pfhack.c reads net.rds.pf_rds).
 U=uek/build/rds-tools-2.3.4
 uek_stress() {	# PORT ARGS...: a 2 s run over loopback, both sides exit 0
-	local port=$1 rc
-	shift
-	# Two loopback addresses: its tasks bind the same ports on each side.
-	timeout 60 $U/rds-stress -r 127.0.0.1 -p "$port" > /tmp/uek-stress.p 2>&1 &
+	uek_stress_at 127.0.0.1 127.0.0.2 "$@"
+}
+uek_stress_at() {	# PASSIVE ACTIVE PORT ARGS...: the same between those
+	local passive=$1 active=$2 port=$3 rc
+	shift 3
+	# Two addresses: its tasks bind the same ports on each side.
+	timeout 60 $U/rds-stress -r "$passive" -p "$port" > /tmp/uek-stress.p 2>&1 &
 	sleep 1
-	timeout 60 $U/rds-stress -r 127.0.0.2 -s 127.0.0.1 -p "$port" -T 2 "$@" \
+	timeout 60 $U/rds-stress -r "$active" -s "$passive" -p "$port" -T 2 "$@" \
 		> /tmp/uek-stress.a 2>&1
 	rc=$?
 	wait $! || rc=1
@@ -77,6 +80,42 @@ paths_show() {	# rds-info -p lists the reset RDS/TCP lanes of namespace A
 tap_check "rds-tools 2.3.4: rds-info -p shows the lane reset by the user" paths_show
 tap_check "rds-tools 2.3.4: rds-ping -n 8 -c 2" \
 	timeout 30 $U/rds-ping -n 8 -c 2 127.0.0.1
+
+# The same tools over RDS/IB: rxe0's two addresses (vm.sh --rdma), TOS 3.
+RXE_P=10.99.0.1 RXE_A=10.99.0.2
+if grep -q '^rds_rdma ' /proc/modules &&
+   ip -o addr show | grep -q "inet $RXE_A/"; then
+	tap_check "rds-tools 2.3.4: rds-stress -v -Q 3 with 64 KiB RDMA over rxe" \
+		uek_stress_at $RXE_P $RXE_A 4730 -v -Q 3 -D 65536
+	rxe_reset() {	# --reset drops A -> P (TOS 3); rds-info -p says so
+		local out
+		timeout 30 $U/rds-stress -r $RXE_A -s $RXE_P -p 4740 -Q 3 --reset || return 1
+		out=$(timeout 30 $U/rds-info -p 2>&1)
+		echo "$out"
+		# The record of A -> P, TOS 3: its lane's last drop.
+		awk -v a=$RXE_A -v p=$RXE_P '
+			/LocalAddr/ { rec = 0 }
+			$1 == a && $2 == p && $3 == 3 { rec = 1; next }
+			rec && /user reset/ { ok = 1 }
+			END { exit !ok }' <<< "$out"
+	}
+	tap_check "rds-tools 2.3.4: rds-stress --reset drops the RDS/IB connection (rds-info -p: user reset)" \
+		rxe_reset
+	tap_check "after the reset, rds-ping -Q 3 over rxe is answered (it reconnected)" \
+		timeout 30 $U/rds-ping -Q 3 -c 2 -I $RXE_A $RXE_P
+else
+	tap_skip "rds-tools 2.3.4: rds-stress -v -Q 3 with RDMA over rxe" "no rds_rdma or rxe0 addresses"
+	tap_skip "rds-tools 2.3.4: rds-stress --reset over rxe" "no rds_rdma or rxe0 addresses"
+	tap_skip "rds-ping over rxe after the reset" "no rds_rdma or rxe0 addresses"
+fi
+every_table() {	# rds-info -a: every table read, IPv6 ones too
+	local out
+	out=$(timeout 30 $U/rds-info -a 2>&1)
+	echo "$out"
+	[[ "$out" != *Unable* ]] && [[ "$out" == *"RDS Connections"* ]] &&
+		[[ "$out" == *"::ffff:127.0.0.1"* || "$out" == *"127.0.0.1"* ]]
+}
+tap_check "rds-tools 2.3.4: rds-info -a reads every table" every_table
 
 tap_check "net.rds.pf_rds reads 21 and cannot be written" pf_rds_fixed
 tap_check "net.rds.sol_rds reads 276" \
