@@ -386,6 +386,14 @@ found:
 		set_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
 	else
 		clear_bit(RDS_RDMA_HEAR_FIRST, &ic->i_flags);
+	/* A SEND that finds no receive is retried after 0.32 ms, as on
+	 * the queue pairs we request; the CM's default is 655 ms.
+	 */
+	ret = rdma_set_min_rnr_timer(id, IB_RNR_TIMER_000_32);
+	if (ret) {
+		rds_rdma_qp_teardown(conn, id);
+		goto drop;
+	}
 	id->context = conn;
 	ret = rdma_accept(id, &param);
 	if (ret) {
