@@ -33,7 +33,7 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=28
+PLAN=29
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -94,6 +94,25 @@ ib_rings() {
 		($5 == l || $5 == "::ffff:" l) && ($6 == p || $6 == "::ffff:" p) &&
 		(s == "any" || $7 == s) && (r == "any" || $8 == r) { f = 1 }
 		END { exit !f }'
+}
+
+# Ours posts a new connection's first 64 receive slots with its queue
+# pair and the rest from a worker (rds_rdma_recv.c): two new connections
+# (TOS 7, each way) fill their rings whole within 5 s. Bursts that meet
+# a ring still short (RNR retries) are the reconnects' below and
+# ha_route's, whose resent messages all arrive.
+rings_grown() {
+	local g0 g i want
+	want=$((2 * ($(sysctl -n net.rds.ib.max_recv_wr) - 64)))
+	g0=$(counter ib_rx_ring_grown)
+	rds_ping_all "" 1 -Q 7 -I $A4 $B4 > /dev/null || { echo "no pong on TOS 7"; return 1; }
+	for ((i = 0; i < 50; i++)); do
+		g=$(counter ib_rx_ring_grown)
+		[ $((g - g0)) -ge "$want" ] && break
+		sleep 0.1
+	done
+	echo "ib_rx_ring_grown ${g0:-?} -> ${g:-?} (two rings: at least $want more)"
+	[ $((g - g0)) -ge "$want" ]
 }
 
 ping_ib() {	# LOCAL PEER: 3 of 3, and the connection is IB
@@ -523,6 +542,12 @@ t0=$SECONDS
 tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $A4 $B4
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
 tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	tap_check "two new connections' receive rings fill past their first 64 slots in the background" \
+		rings_grown
+else
+	tap_skip "receive rings fill in the background" "ours only"
+fi
 if [ "${RDS_IMPL:-ours}" = ours ]; then
 	tap_check "a local user's RDMA CM request posing as $A4 is refused" cm_local_spoof
 else

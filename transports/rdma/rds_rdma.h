@@ -486,9 +486,12 @@ struct rds_rdma_route {
  * @i_recv_post: first slot not posted; slots from here to @i_recv_next
  *	wait to be reposted
  * @i_recv_posted: slots posted
+ * @i_recv_target: slots kept posted: the ring's size once @i_rx_w has
+ *	given the rest of the ring its pages (rds_rdma_recv.c)
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
- * @i_rx_w: refills the ring when a page could not be allocated
+ * @i_rx_w: fills the ring past its first slots, and refills it when a
+ *	page could not be allocated
  * @i_rx_held: complete messages whose delivery waits, in order, for a
  *	use-once region one of them used to be invalidated (under
  *	@i_rx_lock; RDS_RDMA_RX_HOLDING while not empty or being delivered)
@@ -564,6 +567,7 @@ struct rds_rdma_conn {
 	u32			i_recv_next;
 	u32			i_recv_post;
 	u32			i_recv_posted;
+	u32			i_recv_target;
 	struct rds_rdma_incoming *i_rx_inc;
 	struct rds_header	i_rx_hdr;
 	struct delayed_work	i_rx_w;
@@ -655,6 +659,7 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_KEY_AWAY_SENT,
 	RDS_RDMA_STAT_KEY_REFUSED,
 	RDS_RDMA_STAT_EST_UNHEARD,
+	RDS_RDMA_STAT_RX_RING_GROWN,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -663,6 +668,11 @@ DECLARE_PER_CPU(u64 [RDS_RDMA_STAT_MAX], rds_rdma_stats);
 static inline void rds_rdma_stat_inc(enum rds_rdma_stat s)
 {
 	this_cpu_inc(rds_rdma_stats[s]);
+}
+
+static inline void rds_rdma_stat_add(enum rds_rdma_stat s, u64 n)
+{
+	this_cpu_add(rds_rdma_stats[s], n);
 }
 
 extern const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX];

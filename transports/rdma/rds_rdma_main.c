@@ -76,6 +76,10 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 * the requester, which had not acked in RDS_RDMA_HEAR_FIRST_MS.
 	 */
 	[RDS_RDMA_STAT_EST_UNHEARD]		= "ib_est_unheard",
+	/* Ours: receive slots posted by the worker after a connection's
+	 * first ones (rds_rdma_recv.c: the ring fills in the background).
+	 */
+	[RDS_RDMA_STAT_RX_RING_GROWN]		= "ib_rx_ring_grown",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */
