@@ -56,6 +56,7 @@ static const struct rds_rdma_flavor rds_ib_flavor = {
 	.cm_yield	= true,
 	.rnr_retry	= true,
 	.initiator_first = false,
+	.drain_completes = true,
 };
 
 static struct rds_rdma_flavor_link rds_ib_link = { .fl = &rds_ib_flavor };

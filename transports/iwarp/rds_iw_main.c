@@ -55,6 +55,7 @@ static const struct rds_rdma_flavor rds_iw_flavor = {
 	.cm_yield	= false,
 	.rnr_retry	= false,
 	.initiator_first = true,
+	.drain_completes = false,
 };
 
 static struct rds_rdma_flavor_link rds_iw_link = { .fl = &rds_iw_flavor };

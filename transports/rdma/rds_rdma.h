@@ -156,6 +156,12 @@ union rds_rdma_cdata {
  *	send first, and siw fails the connect of a requester that finds a
  *	frame behind the MPA reply). The requester acks at once, and the
  *	acceptor holds its ESTABLISHED until that ack (rds_rdma_cm.c)
+ * @drain_completes: once ib_drain_qp() returns every request posted
+ *	before it has completed (IB, RoCE), so a shutdown may free the
+ *	rings at once and leave the queue pair's destruction, which rxe
+ *	makes wait for its packets, to a worker. siw can lose completions
+ *	after a TERMINATE: there everything goes after the queues
+ *	(rds_rdma_conn.c)
  *
  * A flavor is a static const table in its module; what registering
  * links is a struct rds_rdma_flavor_link.
@@ -169,6 +175,7 @@ struct rds_rdma_flavor {
 	bool			cm_yield;
 	bool			rnr_retry;
 	bool			initiator_first;
+	bool			drain_completes;
 };
 
 /**
@@ -476,6 +483,9 @@ struct rds_rdma_route {
  * @i_scratch_dma: its mapping
  * @i_rdma_lock: protects @i_rdma_live (a leaf)
  * @i_rdma_live: RDMA operations not yet released
+ * @i_corpses: queue pairs of this connection a worker has yet to destroy
+ *	(rds_rdma_conn.c: at most one; a second shutdown meanwhile tears
+ *	down in place)
  * @i_rx_lock: serializes the receive path (completions and the worker)
  * @i_recv_ring: slots in the receive ring
  * @i_recvs: the receive ring
@@ -558,6 +568,7 @@ struct rds_rdma_conn {
 	u64			i_scratch_dma;
 	spinlock_t		i_rdma_lock;	/* i_rdma_live */
 	struct list_head	i_rdma_live;
+	atomic_t		i_corpses;
 
 	spinlock_t		i_rx_lock;	/* receive path */
 	u32			i_recv_ring;
@@ -693,6 +704,7 @@ int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 
 extern struct workqueue_struct *rds_rdma_wq;
+extern struct workqueue_struct *rds_rdma_corpse_wq;
 
 /* rds_rdma_pages.c */
 struct page *rds_rdma_page_get(gfp_t gfp);

@@ -6,7 +6,9 @@
  * installed only under i_cm_mutex; a CM handler whose id is no longer the
  * connection's does nothing. Shutdown takes the id away under that mutex
  * and then, without it, tears the queue pair down and destroys the id
- * (both wait for CM handlers, which take the mutex).
+ * (both wait for CM handlers, which take the mutex). Over IB the queue
+ * pair, its CQs and the id are destroyed by a worker once drained (a
+ * struct rds_rdma_corpse), so the connection need not wait for rxe.
  */
 #include <linux/slab.h>
 
@@ -61,6 +63,9 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct rds_connection *conn = ctx;
 
+	/* A queue pair shutdown left for a worker to destroy. */
+	if (ev->element.qp != READ_ONCE(rds_rdma_conn(conn)->i_qp))
+		return;
 	switch (ev->event) {
 	case IB_EVENT_COMM_EST:
 	case IB_EVENT_SQ_DRAINED:
@@ -154,12 +159,9 @@ static void rds_rdma_scratch_free(struct rds_rdma_conn *ic)
 	ic->i_scratch = NULL;
 }
 
-/* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
-void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
+/* Nothing more is posted or delivered on the receive side. */
+static void rds_rdma_rx_quiesce(struct rds_rdma_conn *ic)
 {
-	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
-	LIST_HEAD(dead);
-
 	spin_lock_bh(&ic->i_rx_lock);
 	set_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
 	spin_unlock_bh(&ic->i_rx_lock);
@@ -169,7 +171,38 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	 * but the regions they used die first: waited for, not cancelled.
 	 */
 	flush_work(&ic->i_rx_hold_w);
+}
 
+/* The rings and the buffers mapped on the device: nothing is posted. */
+static void rds_rdma_rings_free(struct rds_rdma_conn *ic)
+{
+	rds_rdma_route_qp_free(ic);
+	clear_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags);
+	rds_rdma_scratch_free(ic);
+	rds_rdma_send_ring_free(ic);
+	rds_rdma_recv_ring_free(ic);
+}
+
+/* The connection's state of its last queue pair, for the next one. */
+static void rds_rdma_qp_forget(struct rds_rdma_conn *ic)
+{
+	ic->i_version = 0;
+	WRITE_ONCE(ic->i_bound_if, 0);
+	WRITE_ONCE(ic->i_frag_pages, 0);	/* rds-info reads it lockless */
+	ic->i_frag_offer = 0;
+	ic->i_peer_acked = 0;
+	ic->i_ack_sent = 0;
+	ic->i_ack_due = 0;
+	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
+}
+
+/* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
+void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	LIST_HEAD(dead);
+
+	rds_rdma_rx_quiesce(ic);
 	if (ic->i_qp) {
 		/* Every posted request completes (flushed) before this
 		 * returns, or never will (siw can lose some after a
@@ -179,7 +212,7 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		/* Their release uses the QP. */
 		rds_rdma_rw_drain(conn, &dead);
 		rdma_destroy_qp(id);
-		ic->i_qp = NULL;
+		WRITE_ONCE(ic->i_qp, NULL);
 	}
 	if (ic->i_send_cq)
 		ib_free_cq(ic->i_send_cq);
@@ -189,22 +222,100 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_recv_cq = NULL;
 	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
-		rds_rdma_route_qp_free(ic);
-		clear_bit(RDS_RDMA_LIVE_IN_FLIGHT, &ic->i_flags);
-		rds_rdma_scratch_free(ic);
-		rds_rdma_send_ring_free(ic);
-		rds_rdma_recv_ring_free(ic);
+		rds_rdma_rings_free(ic);
 		rds_rdma_dev_put(ic->i_dev);
-		ic->i_dev = NULL;
+		WRITE_ONCE(ic->i_dev, NULL);
 	}
-	ic->i_version = 0;
-	WRITE_ONCE(ic->i_bound_if, 0);
-	WRITE_ONCE(ic->i_frag_pages, 0);	/* rds-info reads it lockless */
-	ic->i_frag_offer = 0;
-	ic->i_peer_acked = 0;
-	ic->i_ack_sent = 0;
-	ic->i_ack_due = 0;
-	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
+	rds_rdma_qp_forget(ic);
+}
+
+/*
+ * A drained queue pair on its way out, with its CM id, completion queues
+ * and device reference. rxe holds a queue pair until the packets it
+ * sent are freed: on a port without carrier rdma_destroy_qp() waited
+ * 3 s (up to the 50 s rxe allows), a port failover's whole gap. Its
+ * requests have all completed, so the connection goes on at once with a
+ * new queue pair and a worker destroys the old one; the connection is
+ * held until then (the CM id's events name it, and find the id stale).
+ */
+struct rds_rdma_corpse {
+	struct work_struct	w;
+	struct rdma_cm_id	*id;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct rds_rdma_dev	*dev;
+	struct rds_connection	*conn;
+};
+
+static void rds_rdma_corpse_worker(struct work_struct *work)
+{
+	struct rds_rdma_corpse *c = container_of(work, struct rds_rdma_corpse,
+						 w);
+
+	rdma_destroy_qp(c->id);
+	ib_free_cq(c->send_cq);
+	ib_free_cq(c->recv_cq);
+	rdma_destroy_id(c->id);
+	rds_rdma_dev_put(c->dev);
+	atomic_dec(&rds_rdma_conn(c->conn)->i_corpses);
+	rds_conn_put(c->conn);
+	kfree(c);
+}
+
+/*
+ * rds_rdma_qp_teardown() at shutdown, the queue pair, its CQs and @id
+ * destroyed by a worker where the flavor's drain completes every request
+ * (rds_rdma_flavor.drain_completes). Returns true if @id went with them;
+ * false if all was torn down here, the caller destroying @id.
+ *
+ * In place instead when the connection has a queue pair on its way out
+ * already (so a peer that makes us reconnect in a loop keeps one, not
+ * dozens, of its queue pairs and CQs alive), and when the queue pair
+ * cannot be put in error: then the drain would not wait for its
+ * requests, and the rings must outlive the CQs.
+ */
+static bool rds_rdma_qp_teardown_later(struct rds_connection *conn,
+				       struct rdma_cm_id *id)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct rds_rdma_corpse *c;
+	LIST_HEAD(dead);
+
+	if (!ic->i_qp || !rds_rdma_flavor_of(conn)->drain_completes ||
+	    atomic_read(&ic->i_corpses))
+		goto now;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		goto now;
+	if (ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE)) {
+		kfree(c);
+		goto now;
+	}
+	rds_rdma_rx_quiesce(ic);
+	ib_drain_qp(ic->i_qp);
+	rds_rdma_rw_drain(conn, &dead);
+	/* Nothing posted is left: no completion can name these. */
+	rds_rdma_rw_bury(&dead);
+	rds_rdma_rings_free(ic);
+	c->id = id;
+	c->send_cq = ic->i_send_cq;
+	c->recv_cq = ic->i_recv_cq;
+	c->dev = ic->i_dev;	/* its reference goes with it */
+	c->conn = conn;
+	rds_conn_get(conn);
+	atomic_inc(&ic->i_corpses);
+	WRITE_ONCE(ic->i_qp, NULL);
+	ic->i_send_cq = NULL;
+	ic->i_recv_cq = NULL;
+	WRITE_ONCE(ic->i_dev, NULL);
+	rds_rdma_qp_forget(ic);
+	INIT_WORK(&c->w, rds_rdma_corpse_worker);
+	queue_work(rds_rdma_corpse_wq, &c->w);
+	return true;
+now:
+	rds_rdma_qp_teardown(conn, id);
+	return false;
 }
 
 /**
@@ -295,7 +406,7 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	ret = rdma_create_qp(id, ic->i_dev->pd, &attr);
 	if (ret)
 		goto err;
-	ic->i_qp = id->qp;
+	WRITE_ONCE(ic->i_qp, id->qp);
 	ic->i_cm_port = id->port_num;
 	atomic_set(&ic->i_rdma_wr_avail, RDS_RDMA_RW_WRS);
 
@@ -353,7 +464,8 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 	 */
 	if (id) {
 		rdma_disconnect(id);
-		rds_rdma_qp_teardown(conn, id);
+		if (rds_rdma_qp_teardown_later(conn, id))
+			id = NULL;
 	}
 	/* Each waits for a handler of its id still running: it finds
 	 * itself stale and does nothing.

@@ -11,6 +11,10 @@
 #include "rds_rdma.h"
 
 struct workqueue_struct *rds_rdma_wq;
+/* Destroys drained queue pairs (rds_rdma_conn.c), which can take rxe
+ * seconds: not on rds_rdma_wq, whose other work a shutdown waits for.
+ */
+struct workqueue_struct *rds_rdma_corpse_wq;
 DEFINE_PER_CPU(u64 [RDS_RDMA_STAT_MAX], rds_rdma_stats);
 
 static LIST_HEAD(rds_rdma_flavors);	/* struct rds_rdma_flavor_link */
@@ -280,9 +284,14 @@ int rds_rdma_engine_init(void)
 				      0);
 	if (!rds_rdma_wq)
 		return -ENOMEM;
+	rds_rdma_corpse_wq = alloc_workqueue("rds_rdma_corpse", WQ_UNBOUND, 0);
+	if (!rds_rdma_corpse_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = rds_rdma_sysctl_init();
 	if (ret)
-		goto err_wq;
+		goto err_corpse_wq;
 	ret = rds_rdma_dev_init();
 	if (ret)
 		goto err_sysctl;
@@ -300,6 +309,8 @@ err_dev:
 	rds_rdma_dev_exit();
 err_sysctl:
 	rds_rdma_sysctl_exit();
+err_corpse_wq:
+	destroy_workqueue(rds_rdma_corpse_wq);
 err_wq:
 	destroy_workqueue(rds_rdma_wq);
 	return ret;
@@ -314,6 +325,8 @@ void rds_rdma_engine_exit(void)
 	rds_rdma_listen_stop();
 	rds_rdma_dev_exit();
 	rds_rdma_sysctl_exit();
+	/* Every connection is freed: each worker has at most returned. */
+	destroy_workqueue(rds_rdma_corpse_wq);
 	destroy_workqueue(rds_rdma_wq);
 	rds_rdma_pages_drain();
 }
