@@ -485,7 +485,8 @@ struct rds_rdma_route {
  * @i_rdma_live: RDMA operations not yet released
  * @i_corpses: queue pairs of this connection a worker has yet to destroy
  *	(rds_rdma_conn.c: at most one; a second shutdown meanwhile tears
- *	down in place)
+ *	down in place). Read by shutdown, which the core runs one at a time
+ *	per connection; the worker only decrements it
  * @i_rx_lock: serializes the receive path (completions and the worker)
  * @i_recv_ring: slots in the receive ring
  * @i_recvs: the receive ring
@@ -497,7 +498,8 @@ struct rds_rdma_route {
  *	wait to be reposted
  * @i_recv_posted: slots posted
  * @i_recv_target: slots kept posted: the ring's size once @i_rx_w has
- *	given the rest of the ring its pages (rds_rdma_recv.c)
+ *	given the rest of the ring its pages (rds_rdma_recv.c); under
+ *	@i_rx_lock, but set at setup under i_cm_mutex before anything posts
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
  * @i_rx_w: fills the ring past its first slots, and refills it when a
