@@ -151,9 +151,14 @@ bool rds_rdma_dev_ours(struct ib_device *ibdev)
 
 void rds_rdma_dev_put(struct rds_rdma_dev *dev)
 {
+	/* The remover's timed wait may see the count drop and free the
+	 * structure before the wake-up below: pin it across.
+	 */
+	refcount_inc(&dev->refs);
 	if (refcount_dec_and_test(&dev->users))
 		WARN_ON_ONCE(1);	/* the device itself holds one */
 	wake_up(&dev->wait);
+	rds_rdma_dev_struct_put(dev);
 }
 
 static int rds_rdma_noop_handler(struct rdma_cm_id *id,
