@@ -157,9 +157,14 @@ step() {	# step DESC CMD...: run CMD, log to a file, record the result
 	result $? "$desc" "$log"
 }
 
-# Fold a guest TAP file into ours, renumbered, each line prefixed.
+# Fold a guest TAP file into ours, renumbered, each line prefixed. The
+# failures and their diagnostics go to standard output too: a CI log
+# shows only that, and a boot's verdict alone does not say which test
+# failed (MERGE_TAP_ECHO=0 for a caller that prints every line itself).
+# A guest program prints its reason before its "not ok": the three
+# diagnostic lines before a failure come with it (as failures_digest's).
 merge_tap() {	# FILE PREFIX
-	local line status rest
+	local line status rest echo=0 before=()
 	[ -f "$1" ] || return 0
 	while IFS= read -r line; do
 		case "$line" in
@@ -167,18 +172,34 @@ merge_tap() {	# FILE PREFIX
 			n=$((n + 1))
 			status=${line%% [0-9]*}
 			rest=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ - //')
+			echo=0
 			if [ "$status" != ok ]; then
 				fail=$((fail + 1))
+				echo=${MERGE_TAP_ECHO:-1}
 			elif [[ "$rest" == *"# SKIP"* ]]; then
 				skip=$((skip + 1))
 			else
 				pass=$((pass + 1))
 			fi
 			echo "$status $n - $2$rest" >> "$TAP"
+			if [ "$echo" = 1 ]; then
+				echo "$status $n - $2$rest"
+				[ ${#before[@]} -gt 0 ] && printf '%s\n' "${before[@]}"
+			fi
+			before=()
 			;;
-		"    "*) echo "$line" >> "$TAP" ;;
+		"    "*)
+			echo "$line" >> "$TAP"
+			if [ "$echo" = 1 ]; then
+				echo "$line"
+			elif [[ ! "$line" =~ ^\ {4}#\ [0-9]+\ s$ ]]; then
+				before+=("$line")
+				[ ${#before[@]} -gt 3 ] && before=("${before[@]:1}")
+			fi
+			;;
 		esac
 	done < "$1"
+	return 0
 }
 
 # Phases of a run, for the time table finish prints: `phase NAME` ends

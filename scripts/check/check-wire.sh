@@ -121,7 +121,7 @@ fi
 merge_show() {	# FILE PREFIX
 	local before
 	before=$(wc -l < "$TAP")
-	merge_tap "$1" "$2"
+	MERGE_TAP_ECHO=0 merge_tap "$1" "$2"
 	tail -n +"$((before + 1))" "$TAP"
 }
 

@@ -91,7 +91,7 @@ fault_boot() {
 		vm --rdma --timeout 3600 --out "$RESULTS/fault" -- \
 		"${job[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	merge_tap "$RESULTS/fault/fault.tap" "fault: "
+	MERGE_TAP_ECHO=0 merge_tap "$RESULTS/fault/fault.tap" "fault: "
 	result "$rc" "fault-injection boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
 	# The closing numbers were on the console above; say so if not.
 	grep -q '^# fault:' "$log" || echo "# fault: no closing numbers (see $log)"
@@ -107,7 +107,7 @@ faultnth_boot() {
 		vm --timeout 3600 --out "$RESULTS/faultnth" -- \
 		scripts/check/fault-nth.sh "$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
+	MERGE_TAP_ECHO=0 merge_tap "$RESULTS/faultnth/faultnth.tap" "fail-nth: "
 	result "$rc" "fail-nth boot finished with a clean kernel log (vm.sh exit $rc)" "$log"
 	grep -q '^# fault-nth:' "$log" || echo "# fault-nth: no closing numbers (see $log)"
 	# Which allocation calls of ours had a failure injected (informative:
@@ -390,7 +390,7 @@ guest_result() {	# OUT WHAT
 	local out=$1 vmrc
 	vmrc=$(cat "$out.rc" 2>/dev/null || echo 1)
 	cat "$out.log"
-	merge_tap "$out/results.tap" "guest: "
+	MERGE_TAP_ECHO=0 merge_tap "$out/results.tap" "guest: "
 	result "$vmrc" "$2 finished with a clean kernel log (vm.sh exit $vmrc)" \
 		"$out.log" "$(cat "$out.secs" 2>/dev/null)"
 }
@@ -463,7 +463,7 @@ if [ "$MODE" = normal ] && [ "$INTREE" = 1 ]; then
 		"$(printf '%q ' env RDS_SKIP_TESTS="tcp_lossy_wire tcp_teardown tcp_hostile_peer ib_wire ${RDS_CHECK_INTREE_SKIP:-}" \
 			selftests/run.sh "$@")" 2>&1 | tee "$intree_log"
 	vmrc=${PIPESTATUS[0]}
-	merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "
+	MERGE_TAP_ECHO=0 merge_tap "$RESULTS/guest-intree/results.tap" "in-tree rds: "
 	result "$vmrc" "in-tree RDS suite finished with a clean kernel log (vm.sh exit $vmrc)" \
 		"$intree_log"
 fi
