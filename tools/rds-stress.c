@@ -201,12 +201,12 @@ static int wait_tick(int ctl, uint64_t deadline)
 	}
 }
 
-/* How long the parent waits for its tasks to wind down (theirs is
- * WIND_DOWN_NS, 2 s), and then for the peer to say it wound down too,
- * unless the peer sends nothing for PEER_QUIET_NS: it has no request
- * left for us to answer, or it is gone.
+/* How long the parent waits for its tasks to wind down (theirs,
+ * task_wind_down_ns(), plus TASKS_DRAIN_SLACK_NS), and then for the
+ * peer to say it wound down too, unless the peer sends nothing for
+ * PEER_QUIET_NS: it has no request left for us to answer, or it is gone.
  */
-#define TASKS_DRAIN_NS	(3ull * 1000000000ull)
+#define TASKS_DRAIN_SLACK_NS	(1ull * 1000000000ull)
 #define PEER_DRAIN_NS	(5ull * 1000000000ull)
 #define PEER_QUIET_NS	(300ull * 1000000ull)
 
@@ -247,17 +247,23 @@ static int peer_quiet(const struct session *s, uint64_t since, uint64_t now)
  */
 static void wind_down(struct session *s, int peer_gone)
 {
-	uint64_t deadline = now_ns() + TASKS_DRAIN_NS, shut, now;
+	uint64_t drain = task_wind_down_ns(&s->o) + TASKS_DRAIN_SLACK_NS;
+	uint64_t deadline = now_ns() + drain, shut, now;
+	/* With --rerequest-ms (the peer is ours) its requests may be slow
+	 * rather than done: wait for its half-close, as long as its tasks
+	 * may wait for our acks.
+	 */
+	bool quiet_ends = !s->o.rerequest_ms;
 
 	s->sh->stop = 1;
 	while (!tasks_drained(s) && now_ns() < deadline)
 		usleep(1000);
 	shutdown(s->ctl, SHUT_WR);
 	shut = now_ns();
-	deadline = shut + PEER_DRAIN_NS;
+	deadline = shut + (drain > PEER_DRAIN_NS ? drain : PEER_DRAIN_NS);
 	/* Interrupted, only our own requests' acks are waited for. */
 	for (now = shut; !peer_gone && !interrupted && now < deadline &&
-	     !peer_quiet(s, shut, now); now = now_ns())
+	     !(quiet_ends && peer_quiet(s, shut, now)); now = now_ns())
 		peer_gone = wait_tick(s->ctl, now + 20000000ull);
 	s->sh->quit = 1;
 }

@@ -31,8 +31,6 @@
  * sequence number (rdma.c), which never does.
  */
 #define ASYNC_TOKEN	(1ull << 63)
-/* After the run, how long a task waits for the acks of its requests. */
-#define WIND_DOWN_NS	(2ull * 1000000000ull)
 /* After the run, how long a task waits for its last notifications. */
 #define ASYNC_DRAIN_NS	(5ull * 1000000000ull)
 /* --rerequest-ms: how often the requests in flight are looked at, and
@@ -598,7 +596,7 @@ static void wind_down(struct task *t, uint64_t *by)
 	if (!t->sh->stop || t->st->drained)
 		return;
 	if (!*by)
-		*by = now_ns() + WIND_DOWN_NS;
+		*by = now_ns() + task_wind_down_ns(t->o);
 	if (!t->inflight || now_ns() > *by)
 		__atomic_store_n(&t->st->drained, 1, __ATOMIC_RELEASE);
 }

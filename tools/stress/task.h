@@ -17,6 +17,24 @@ struct task_plan {
 	int				send_requests;
 };
 
+/* After the run, how long a task waits for the acks of its requests:
+ * 2 s, or with --rerequest-ms as long as a request may take before it
+ * would be given up (a slow guest's acks are late, not lost), at most
+ * WIND_DOWN_MAX_MS.
+ */
+#define WIND_DOWN_MS		2000u
+#define WIND_DOWN_MAX_MS	30000u
+
+static inline uint64_t task_wind_down_ns(const struct stress_opts *o)
+{
+	uint32_t ms = o->rerequest_ms > WIND_DOWN_MS ? o->rerequest_ms :
+						       WIND_DOWN_MS;
+
+	if (ms > WIND_DOWN_MAX_MS)
+		ms = WIND_DOWN_MAX_MS;
+	return ms * 1000000ull;
+}
+
 /* Runs in the forked child; never returns. */
 void __attribute__((noreturn)) task_main(const struct task_plan *p);
 
