@@ -157,11 +157,12 @@ rds_tcp_conn() {
 # passive side in the background (its pid in RDS_STRESS_PID) and returns
 # once it listens; rds_stress_served waits for it and checks its JSON.
 # rds_stress_run PREFIX OUT PEER LOCAL PORT ARGS... runs the active side
-# with -v --json and checks its JSON.
+# with -v --json and checks its JSON. RDS_STRESS_LIMIT (default 120)
+# bounds the passive side's seconds.
 rds_stress_serve() {
 	local prefix=$1 out=$2 addr=$3 port=$4
 	# shellcheck disable=SC2086
-	timeout 120 $prefix "$RDS_TOOLS/rds-stress" -r "$addr" -p "$port" --json \
+	timeout "${RDS_STRESS_LIMIT:-120}" $prefix "$RDS_TOOLS/rds-stress" -r "$addr" -p "$port" --json \
 		> "$out" 2> "$out.err" &
 	RDS_STRESS_PID=$!
 	rds_wait_listen "$prefix" "$port" "$RDS_STRESS_PID" && return 0
