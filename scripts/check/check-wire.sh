@@ -51,7 +51,10 @@
 #   AM_PAIRS    address-move boots A:B (selftests/hosts/addr_move.sh: the
 #               failed port's address moves to the surviving port, RDS/IB
 #               reconnects over it; about 80 s each); default with
-#               RDS_IMPL=ours "ours:intree intree:ours", none with --short
+#               RDS_IMPL=ours "ours:intree intree:ours ours:intree@7.2",
+#               none with --short. intree@NAME: Linux's RDS on the kernel
+#               NAME of scripts/kernels (vmN.sh --kernel-X; its Debian
+#               root is made on first use)
 #   WIRE_NETNS  1 (default) runs the netns-pair boot, 0 leaves it out
 #               (make check's wire round: its guest suite's
 #               tcp_lossy_wire pings and runs verified rds-stress sessions
@@ -313,12 +316,18 @@ done
 
 # The failed port's address moves to the surviving port (addr_move.sh)
 # with Linux's RDS on one host: what a Linux peer gets instead of routes.
-am_boot() {	# A:B
-	local a=${1%%:*} b=${1##*:} out log rc t0
-	out=$RESULTS/addr-move-$a-$b
+am_boot() {	# A:B, each ours, intree or intree@KERNEL
+	local a=${1%%:*} b=${1##*:} out log rc t0 h x opts=()
+	out=$RESULTS/addr-move-${a/@/-}-${b/@/-}
 	log=$out.log
 	t0=$(date +%s)
-	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma --impl-a "$a" --impl-b "$b" \
+	for h in a b; do
+		x=$a
+		[ "$h" = b ] && x=$b
+		opts+=("--impl-$h" "${x%%@*}")
+		[[ "$x" == *@* ]] && opts+=("--kernel-$h" "${x#*@}")
+	done
+	scripts/vm/vmN.sh --hosts 2 --nics 2 --rdma "${opts[@]}" \
 		--timeout 900 --out "$out" -- "$(guest_cmd addr_move)" > "$log" 2>&1
 	rc=$?
 	merge_show "$out/a/results.tap" "address move ($a <-> $b), a: "
@@ -327,12 +336,14 @@ am_boot() {	# A:B
 	emit "# address move ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 am_default=""
-[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && am_default="ours:intree intree:ours"
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] &&
+	am_default="ours:intree intree:ours ours:intree@7.2"
 read -ra AM_PAIRS <<< "${AM_PAIRS-$am_default}"
 for pair in "${AM_PAIRS[@]}"; do
 	case "$pair" in
-	ours:ours|ours:intree|intree:ours) am_boot "$pair" ;;
-	*) result 1 "address-move pair '$pair': ours:ours, ours:intree or intree:ours" ;;
+	ours:ours|ours:intree|intree:ours|ours:intree@[0-9]*|intree@[0-9]*:ours)
+		am_boot "$pair" ;;
+	*) result 1 "address-move pair '$pair': ours:ours, ours:intree, intree:ours (intree@KERNEL for another kernel)" ;;
 	esac
 done
 

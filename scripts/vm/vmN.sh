@@ -25,6 +25,10 @@
 #                   vm.sh stages our modules; intree is vm.sh --intree,
 #                   Linux's own rds, rds_tcp, rds_rdma)
 #   --intree-X, --intree   short for intree on host X, on every host
+#   --kernel-X NAME kernel of host X, an intree host: a name of
+#                   scripts/kernels (lib.sh's RDS_KERNEL: that release's
+#                   kernel with its Debian root), e.g. 7.2 for a peer
+#                   running the newest Linux we support
 #   -X CMD          the command of host X
 #   --nics M        wire NICs per guest, 1 or 2 (default 1). With 2 each
 #                   guest has a second port, wire1 (10.99.2.N/24,
@@ -67,7 +71,7 @@ set -uo pipefail
 
 NAMES=(a b c d e f g h i)
 HOSTS=2 NICS=1 RDMA=0 TIMEOUT=600 MEM=1024 OUTDIR="" PCAP=""
-declare -A IMPL=() CMD=()
+declare -A IMPL=() CMD=() KERN=()
 host_name() {	# a..i: itself, else fails
 	case "$1" in [a-i]) echo "$1" ;; *) return 1 ;; esac
 }
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--impl-?) h=$(host_name "${1#--impl-}") || die "unknown option $1"; IMPL[$h]=$2; shift ;;
 	--intree-?) h=$(host_name "${1#--intree-}") || die "unknown option $1"; IMPL[$h]=intree ;;
 	--intree) IMPL[all]=intree ;;
+	--kernel-?) h=$(host_name "${1#--kernel-}") || die "unknown option $1"; KERN[$h]=$2; shift ;;
 	--nics) NICS=$2; shift ;;
 	--rdma) RDMA=1 ;;
 	--timeout) TIMEOUT=$2; shift ;;
@@ -92,7 +97,7 @@ done
 case "$HOSTS" in [2-9]) ;; *) die "--hosts: 2 to 9" ;; esac
 case "$NICS" in [12]) ;; *) die "--nics: 1 or 2" ;; esac
 ROLES=("${NAMES[@]:0:HOSTS}")
-for h in "${!IMPL[@]}" "${!CMD[@]}"; do
+for h in "${!IMPL[@]}" "${!CMD[@]}" "${!KERN[@]}"; do
 	[ "$h" = all ] && continue
 	[[ " ${ROLES[*]} " == *" $h "* ]] || die "host $h, but only ${ROLES[*]} (--hosts $HOSTS)"
 done
@@ -101,6 +106,16 @@ for h in "${ROLES[@]}"; do
 	CMD[$h]=${CMD[$h]:-${CMD[all]:-}}
 	[ -n "${CMD[$h]}" ] || die "a command for each host (-a, -b... or --): none for $h"
 	case "${IMPL[$h]}" in ours|intree) ;; *) die "module set must be ours or intree, not ${IMPL[$h]}" ;; esac
+	# Our modules are built for the host's kernel (or the debug one).
+	[ -z "${KERN[$h]:-}" ] || [ "${IMPL[$h]}" = intree ] ||
+		die "--kernel-$h: only for an intree host"
+	[ -z "${KERN[$h]:-}" ] || rds_kernel_suite "${KERN[$h]}" > /dev/null ||
+		die "--kernel-$h: unknown kernel ${KERN[$h]} (known: $(rds_kernels | xargs))"
+	# Its root now (minutes on first use), not while host a's guest
+	# waits for its peer.
+	[ -z "${KERN[$h]:-}" ] ||
+		(unset RDS_ROOT; RDS_KERNEL=${KERN[$h]} rds_kernel_env) ||
+		die "--kernel-$h: no root for kernel ${KERN[$h]}"
 done
 
 KEEP=0
@@ -177,10 +192,17 @@ vm_host() {
 	[ "${IMPL[$name]}" = intree ] && opts+=(--intree)
 	[ "$RDMA" = 1 ] && opts+=(--rdma)
 	[ -n "$SOCK1" ] && opts+=(--wire1 "$SOCK1")
-	# Another kernel (the debug kernel: lib.sh's rds_debug_kernel_env).
-	[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
-	[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
-	RDS_QEMU_EXTRA=$extra "$REPO/scripts/vm/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
+	# Another kernel: this host's release (vm.sh finds its root), or
+	# every host's (the debug kernel: lib.sh's rds_debug_kernel_env).
+	local env=(env)
+	if [ -n "${KERN[$name]:-}" ]; then
+		env=(env -u RDS_VM_KERNEL -u RDS_VM_APPEND -u RDS_ROOT -u KVER
+		     -u KDIR -u MODDIR RDS_KERNEL="${KERN[$name]}")
+	else
+		[ -n "${RDS_VM_KERNEL:-}" ] && opts+=(--kernel "$RDS_VM_KERNEL")
+		[ -n "${RDS_VM_APPEND:-}" ] && opts+=(--append "$RDS_VM_APPEND")
+	fi
+	"${env[@]}" RDS_QEMU_EXTRA="$extra" "$REPO/scripts/vm/vm.sh" "${opts[@]}" --smp 1 --mem "$MEM" --timeout "$TIMEOUT" \
 		--wire "$n:$SOCK:$OUTDIR/wire:$HOSTS" --monitor "$SOCKDIR/$name.mon" \
 		--out "$OUTDIR/$name" -- "${CMD[$name]}" > >(sed -u "s/^/[$name] /") 2>&1
 }
@@ -201,7 +223,7 @@ ctl_pid=$!
 line="vmN:"
 for ((i = 0; i < HOSTS; i++)); do
 	h=${ROLES[$i]}
-	line="$line host $h (${IMPL[$h]}) 10.99.1.$((i + 1)) fd99:1::$((i + 1))"
+	line="$line host $h (${IMPL[$h]}${KERN[$h]:+ on ${KERN[$h]}}) 10.99.1.$((i + 1)) fd99:1::$((i + 1))"
 	[ "$NICS" = 2 ] && line="$line + 10.99.2.$((i + 1)) fd99:2::$((i + 1))"
 	[ $((i + 1)) -lt "$HOSTS" ] && line="$line <->"
 done
