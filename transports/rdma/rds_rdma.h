@@ -246,6 +246,8 @@ struct rds_rdma_regqp;
  * @ev: its asynchronous events (ports going down: rds_rdma_route.c)
  * @port_w: drops the connections of the ports in @port_err
  * @port_err: ports that went down, bit (port - 1)
+ * @rcu: the structure is freed after a grace period: connection walkers
+ *	 read a connection's i_dev under the RCU read lock
  */
 struct rds_rdma_dev {
 	struct ib_device	*ibdev;
@@ -267,6 +269,7 @@ struct rds_rdma_dev {
 	struct ib_event_handler	ev;
 	struct work_struct	port_w;
 	unsigned long		port_err;
+	struct rcu_head		rcu;
 };
 
 /**

@@ -222,9 +222,12 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_recv_cq = NULL;
 	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
+		struct rds_rdma_dev *dev = ic->i_dev;
+
 		rds_rdma_rings_free(ic);
-		rds_rdma_dev_put(ic->i_dev);
+		/* Walkers read i_dev locklessly: gone before the put. */
 		WRITE_ONCE(ic->i_dev, NULL);
+		rds_rdma_dev_put(dev);
 	}
 	rds_rdma_qp_forget(ic);
 }

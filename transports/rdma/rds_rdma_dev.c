@@ -105,7 +105,7 @@ static void rds_rdma_dev_remove(struct ib_device *ibdev, void *client_data)
 void rds_rdma_dev_struct_put(struct rds_rdma_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->refs))
-		kfree(dev);
+		kfree_rcu(dev, rcu);
 }
 
 /**
