@@ -281,6 +281,11 @@ rds_holders() {
 		echo "pid $p $(cat "/proc/$p/comm" 2>/dev/null) still runs: $(cat "/proc/$p/wchan" 2>/dev/null)"
 	done
 }
+# What the fuzzers reached on the transports (their counters go with the
+# modules below): connections made and reset, IB rings grown, CM events.
+"$REPO/tools/rds-info" -c 2>/dev/null |
+	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_tx_cq_event|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
+	     END { print "" }' | sed 's/^/# fuzz reach: /'
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue
 	# A connection being created or reaped holds its module for a
