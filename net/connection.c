@@ -970,8 +970,10 @@ static void rds_conn_hist_drop(struct rds_connection *conn,
  *	reason if this call starts the shutdown
  *
  * Context: any. Safe to call more than once.
+ * Return: true if this call started the shutdown (callers that count
+ * their drops count only these).
  */
-void rds_conn_drop_reason(struct rds_connection *conn,
+bool rds_conn_drop_reason(struct rds_connection *conn,
 			  enum rds_drop_reason reason)
 {
 	enum rds_conn_state state;
@@ -980,7 +982,7 @@ void rds_conn_drop_reason(struct rds_connection *conn,
 		state = rds_conn_state(conn);
 		/* Already going down: the shutdown in progress covers us. */
 		if (state == RDS_CONN_ERROR || state == RDS_CONN_DISCONNECTING)
-			return;
+			return false;
 		if (rds_conn_transition(conn, state, RDS_CONN_ERROR))
 			break;
 	}
@@ -992,6 +994,7 @@ void rds_conn_drop_reason(struct rds_connection *conn,
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
 		queue_work(rds_wq, &conn->c_down_w);
 	spin_unlock_bh(&conn->c_lock);
+	return true;
 }
 EXPORT_SYMBOL_GPL(rds_conn_drop_reason);
 

@@ -14,6 +14,9 @@
 #    quiet, 10.99.0.7 is removed: the connection drops within 2 s for
 #    "local address removed" (its lane's history), counted in
 #    ib_addr_moved; once the address is back, pings work again;
+#  - a send the moment the address leaves fails in the device (rxe)
+#    before the watch looks: the drop is still named for the move and
+#    counted once, and the message arrives once the address is back;
 #  - an IPv6 move: the same with fd99::7 -> fd99::8, fd99::7 moved from
 #    eth0 to eth1 (a global IPv6 address is not "on eth0" any more just
 #    because eth0 could still reach it).
@@ -23,14 +26,14 @@ cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
 . lib/rds_tools.sh
 . lib/wirecheck.sh
-T=$RDS_TOOLS
-WC=$PWD/wirecheck/rds-wirecheck
+# shellcheck disable=SC2034 # both used by lib/wirecheck.sh
+T=$RDS_TOOLS WC=$PWD/wirecheck/rds-wirecheck
 PORT=6500
 WORK=$(mktemp -d /tmp/rds-ib-addr.XXXXXX)
 A4=10.99.0.1 B4=10.99.0.2 E4=10.99.0.7 F4=10.99.0.8 X4=10.99.0.9 X6=fd99::9
 E6=fd99::7 F6=fd99::8
 R_ADDR_GONE=68
-PLAN=6
+PLAN=7
 
 loaded() { grep -q "^$1 " /proc/modules; }
 HAD_IWARP=0
@@ -115,6 +118,56 @@ back() {
 	rds_ping_all "" 3 -I $E4 $F4
 }
 
+# A message sent the moment the address leaves: the device fails the
+# send (rxe cannot route from an address that is gone) before the
+# watch looks, and that drop must still be named for the move. The
+# message waits for the address and arrives once it is back.
+send_across() {
+	local moved t0
+	moved=$(rds_counter ib_addr_moved)
+	t0=$(date +%s%3N)
+	python3 - $E4 $F4 $((PORT + 11)) > "$WORK/across" 2>&1 <<-'PY' || { cat "$WORK/across"; return 1; }
+	import socket, subprocess, sys, time
+	e, f, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+	r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+	r.bind((f, port))
+	r.settimeout(15)
+	s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET)
+	s.bind((e, port + 1))
+	s.sendto(b"before", (f, port))
+	assert r.recv(64) == b"before", "no first message"
+	subprocess.run(["ip", "addr", "del", e + "/24", "dev", "eth0"], check=True)
+	s.sendto(b"across", (f, port))
+	time.sleep(2)
+	# The lane as the drop left it: a later drop (after the reconnect)
+	# would overwrite its reason.
+	lane = subprocess.run(["python3", "lib/rds_paths.py"], check=True,
+	                      capture_output=True, text=True).stdout
+	for line in lane.splitlines():
+	    w = line.split()
+	    if w[:2] == [e, f] and w[3] == "infiniband":
+	        print("lane while the address is away: " + line)
+	subprocess.run(["ip", "addr", "add", e + "/24", "dev", "eth0"], check=True)
+	got = r.recv(64)
+	print("received %r after the address came back" % got)
+	assert got == b"across", "wrong message"
+	r.settimeout(1)
+	try:
+	    extra = r.recv(64)
+	    sys.exit("a duplicate: %r" % extra)
+	except socket.timeout:
+	    pass
+	PY
+	cat "$WORK/across"
+	echo "ib_addr_moved $moved -> $(rds_counter ib_addr_moved)"
+	[ "$(rds_counter ib_addr_moved)" = $((moved + 1)) ] || return 1
+	sed -n 's/^lane while the address is away: //p' "$WORK/across" |
+		awk -v r=$R_ADDR_GONE -v t0="$t0" '
+		{ printf "reset %d ms after the start, reason %d\n", $13 - t0, $15
+		  if ($15 == r && $13 >= t0) ok = 1 }
+		END { exit !ok }'
+}
+
 quiet_pair6() {
 	ip -6 addr add $E6/64 dev eth0 nodad && ip -6 addr add $F6/64 dev eth0 nodad ||
 		return 1
@@ -143,6 +196,8 @@ tap_check "a quiet connection $E4 -> $F4 over IB (pings)" quiet_pair
 tap_check "$E4 removed: its connection drops within 2 s for \"local address removed\" (ib_addr_moved)" \
 	real_move $E4 $F4 ip addr del $E4/24 dev eth0
 tap_check "$E4 back: pings $E4 -> $F4 again" back
+tap_check "a message sent the moment $E4 leaves: the drop is named for the move (counted once); it arrives once, after $E4 is back" \
+	send_across
 tap_check "a quiet connection $E6 -> $F6 over IB (pings)" quiet_pair6
 tap_check "$E6 moved from eth0 to eth1: its connection drops within 2 s for \"local address removed\"" \
 	real_move $E6 $F6 move6

@@ -848,6 +848,8 @@ int rds_rdma_addr_init(void);
 void rds_rdma_addr_exit(void);
 void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id);
 bool rds_rdma_addr_held(const struct in6_addr *addr, struct net_device *dev);
+bool rds_rdma_addr_gone(struct rds_connection *conn);
+void rds_rdma_addr_drop(struct rds_connection *conn);
 
 /* rds_rdma_live.c */
 void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);

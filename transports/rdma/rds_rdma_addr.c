@@ -82,22 +82,54 @@ void rds_rdma_addr_bind(struct rds_connection *conn, struct rdma_cm_id *id)
 	WRITE_ONCE(rds_rdma_conn(conn)->i_bound_if, held);
 }
 
-static void rds_rdma_addr_check_one(struct rds_connection *conn, void *arg)
+/**
+ * rds_rdma_addr_gone - has @conn's local address left the interface
+ *	that held it when the connection came up?
+ * @conn: the connection
+ *
+ * A connection on an alternate route, or one not watched, answers no.
+ *
+ * Context: any.
+ * Return: true if the address left that interface, or the interface
+ * is gone.
+ */
+bool rds_rdma_addr_gone(struct rds_connection *conn)
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct net_device *dev;
 	int ifindex;
+	bool gone;
 
-	if (rds_conn_state(conn) != RDS_CONN_UP || READ_ONCE(ic->i_route.alt))
-		return;
 	ifindex = READ_ONCE(ic->i_bound_if);
-	if (!ifindex)
-		return;
+	if (!ifindex || READ_ONCE(ic->i_route.alt))
+		return false;
+	rcu_read_lock();
 	dev = dev_get_by_index_rcu(&init_net, ifindex);
-	if (!dev || !rds_rdma_addr_held(&conn->c_laddr, dev)) {
+	gone = !dev || !rds_rdma_addr_held(&conn->c_laddr, dev);
+	rcu_read_unlock();
+	return gone;
+}
+
+/**
+ * rds_rdma_addr_drop - drop @conn because its address has gone
+ * @conn: the connection
+ *
+ * Counted once per drop, whoever notices first: the watch, or a
+ * completion that failed because the device could no longer send from
+ * the address (rxe fails such a request at once).
+ *
+ * Context: any.
+ */
+void rds_rdma_addr_drop(struct rds_connection *conn)
+{
+	if (rds_conn_drop_reason(conn, RDS_DROP_LOCAL_ADDR_GONE))
 		rds_rdma_stat_inc(RDS_RDMA_STAT_ADDR_MOVED);
-		rds_conn_drop_reason(conn, RDS_DROP_LOCAL_ADDR_GONE);
-	}
+}
+
+static void rds_rdma_addr_check_one(struct rds_connection *conn, void *arg)
+{
+	if (rds_conn_state(conn) == RDS_CONN_UP && rds_rdma_addr_gone(conn))
+		rds_rdma_addr_drop(conn);
 }
 
 static void rds_rdma_addr_worker(struct work_struct *work)

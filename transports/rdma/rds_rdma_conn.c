@@ -94,6 +94,8 @@ void rds_rdma_qp_event(struct ib_event *ev, void *ctx)
  * completion of its own (rdma_rw's chained requests carry none, and the
  * CQ layer drops such errors), and then the flushes are all we see.
  * Ignoring them left a connection up on a dead queue pair for ever.
+ * An error on a connection whose local address has left its port is
+ * the move's (rds_rdma_addr.c), and named so.
  *
  * Context: a completion handler.
  * Return: true if @wc is not a success.
@@ -105,6 +107,17 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return false;
+	if (wc->status == IB_WC_WR_FLUSH_ERR &&
+	    test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+		return true;
+	/* The device cannot send from an address that has left its port:
+	 * the error is the move's doing, and the move is what an operator
+	 * needs to read in the lane's history.
+	 */
+	if (rds_rdma_addr_gone(conn)) {
+		rds_rdma_addr_drop(conn);
+		return true;
+	}
 	/* The transport's retries ran out: the path is gone. Not a flush
 	 * (the peer may have closed) nor an access error (a peer's
 	 * mistake): the next attempt would take another route for nothing.
@@ -116,8 +129,6 @@ bool rds_rdma_wc_failed(struct rds_connection *conn, const struct ib_wc *wc,
 		net_warn_ratelimited("rds: %s: %s %pI6c failed: %s\n",
 				     conn->c_trans->name, what, &conn->c_faddr,
 				     ib_wc_status_msg(wc->status));
-	else if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
-		return true;
 	/* Receives say "receive from"; sends, acks and RDMA the rest. */
 	rds_conn_drop_reason(conn, !strncmp(what, "receive", 7) ?
 			     RDS_DROP_RECV_COMP_ERR : RDS_DROP_SEND_COMP_ERR);

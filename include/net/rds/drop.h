@@ -12,7 +12,7 @@
 
 struct rds_connection;
 
-void rds_conn_drop_reason(struct rds_connection *conn,
+bool rds_conn_drop_reason(struct rds_connection *conn,
 			  enum rds_drop_reason reason);
 
 /* For code that has no reason to give yet: prefer the call above. */
