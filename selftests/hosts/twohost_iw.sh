@@ -143,8 +143,11 @@ first_lanes() {	# PEER [req]
 first_pings() {
 	local t
 	for t in $(seq 11 26); do
-		rds_ping_all "" 1 -Q "$t" "$RDS_WIRE_PEER" > /dev/null ||
-			{ echo "TOS $t: no answer"; return 1; }
+		# 20 s, not rds_ping_all's 5: the check is the attempts and
+		# drops below; on a loaded host a new connection and its ping
+		# took longer than 5 s (CI replica, 2026-11-28).
+		rds_ping_all "" 1 -W 20 -Q "$t" "$RDS_WIRE_PEER" > /dev/null ||
+			{ echo "TOS $t: no answer"; "$T/rds-info" -p; return 1; }
 	done
 	first_lanes "$RDS_WIRE_PEER" req
 }

@@ -94,8 +94,10 @@ wc_send() {	# NAME PORT LOCAL PEER [COUNT [DISTURB...]]
 	return $rc
 }
 
+# The first ping waits for a new connection: 20 s, not 5 (a loaded CI
+# host took longer over siw, 2026-11-28).
 ping_when_ready() {	# ADDRESS: after host b is up
-	wire_wait ready 180 && rds_ping_all "" 5 "$1"
+	wire_wait ready 180 && rds_ping_all "" 5 -W 20 "$1"
 }
 
 # The last messages a host sends are acked only if the peer is asked to
