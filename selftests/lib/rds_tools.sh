@@ -220,3 +220,22 @@ rds_stress_pair() {
 	echo "--- passive:"
 	rds_stress_served "$out.passive" && [ "$arc" = 0 ]
 }
+
+# rds_stuck_report: what a host's RDS is doing when it should have
+# reconnected and did not: its connections (rds-info -n) and the kernel
+# stack of every task whose stack is in RDS or the RDMA CM (a shutdown
+# that waits for completions a downed port never gives, a worker on a
+# lock). For either implementation; prints, never fails.
+rds_stuck_report() {
+	local d comm
+	echo "# rds-info -n:"
+	timeout 10 "$RDS_TOOLS/rds-info" -n 2>&1 | sed 's/^/#   /'
+	for d in /proc/[0-9]*/task/[0-9]*; do
+		grep -qE '(^|[^a-z])(rds|rdma|ib|rxe|siw|cma|iw_cm)_' "$d/stack" 2>/dev/null ||
+			continue
+		comm=$(cat "$d/comm" 2>/dev/null) || continue
+		echo "# task ${d##*/} ($comm), state $(awk '/^State:/ { print $2 }' "$d/status" 2>/dev/null):"
+		sed 's/^/#   /' "$d/stack" 2>/dev/null
+	done
+	return 0
+}
