@@ -488,5 +488,10 @@ void rds_rdma_conn_shutdown(struct rds_connection *conn)
 		rdma_destroy_id(id);
 	if (stale)
 		rdma_destroy_id(stale);
+	/* A completion drained above may have marked the route failed
+	 * after rds_rdma_route_shutdown() judged it: that mark would send
+	 * the next connection's first reconnect elsewhere for nothing.
+	 */
+	clear_bit(RDS_RDMA_ROUTE_FAILED, &ic->i_flags);
 }
 EXPORT_SYMBOL_GPL(rds_rdma_conn_shutdown);
