@@ -14,7 +14,9 @@
  *   "stale" from LOCAL:PORT+1, whose socket it closes at once: the region
  *           dies with it, before the connection is up and the message
  *           (kept for the peer as a closed socket's) goes;
- *   "live"  from LOCAL:PORT+2, which stays open.
+ *   "live"  from LOCAL:PORT+2, which stays open, once the target said
+ *           "next" to it: the dead region's status must be the first
+ *           thing the target reads after its write, not this offer.
  *
  * The target takes each cookie from RDS_CMSG_RDMA_DEST and writes eight
  * bytes to it (RDS_RDMA_NOTIFY_ME): the write to the dead region must
@@ -75,13 +77,17 @@ static int kp_owner(const char *local, const char *peer, int port, int tos)
 	volatile uint64_t *live = rds_pages(1);
 	void *stale = rds_pages(1);
 	char buf[16];
+	int fd, dead;
 	ssize_t n;
-	int fd;
 
-	fd = kp_socket(local, port + 1, tos);
-	kp_offer(fd, &to, "stale", stale, 4096);
-	close(fd);
+	/* Bound before the target can say "next" to it. */
 	fd = kp_socket(local, port + 2, tos);
+	dead = kp_socket(local, port + 1, tos);
+	kp_offer(dead, &to, "stale", stale, 4096);
+	close(dead);
+	n = rds_recv(fd, buf, sizeof(buf), 0, NULL, NULL, KP_WAIT_MS);
+	if (n != 4 || memcmp(buf, "next", 4))
+		RDS_FAIL("the target did not ask for the next offer");
 	kp_offer(fd, &to, "live", (void *)live, 4096);
 	do {	/* the write's own message is empty */
 		n = rds_recv(fd, buf, sizeof(buf), 0, NULL, NULL, KP_WAIT_MS);
@@ -137,7 +143,7 @@ static int kp_write(int fd, const struct rds_addr *to, uint64_t cookie,
 static int kp_target(const char *addr, int port, int tos)
 {
 	int fd = kp_socket(addr, port, tos);
-	struct rds_addr stale_from, live_from;
+	struct rds_addr stale_from, live_from, next;
 	uint64_t resets, stale, live;
 	char what[16];
 	int st_stale, st_live;
@@ -149,6 +155,9 @@ static int kp_target(const char *addr, int port, int tos)
 	if (strcmp(what, "stale"))
 		RDS_FAIL("first offer is %s, not stale", what);
 	st_stale = kp_write(fd, &stale_from, stale, 1);
+	next = stale_from;
+	rds_addr_set_port(&next, rds_addr_port(&stale_from) + 1);
+	rds_send(fd, &next, "next", 4, 0);
 	live = kp_recv_offer(fd, what, sizeof(what), &live_from);
 	if (strcmp(what, "live"))
 		RDS_FAIL("second offer is %s, not live", what);
