@@ -176,7 +176,7 @@ big_args=(-t 1 -d 4 -q 65536 -a 256 -T "$SECS")
 rdma_args=(-t 1 -d 4 -q 1024 -a 256 -D 65536 -M 0 -T "$SECS")
 case "$ROLE" in
 b)
-	if [ "$SHORT" = 1 ]; then tap_plan 10; else tap_plan 16; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 11; else tap_plan 17; fi
 	common
 	wire_mark ready
 	tap_check "host b: served rds-stress over IB, IPv4: verified" \
@@ -213,7 +213,14 @@ b)
 		tap_check "host b: rds-ping back to host a over IPv6: 5 of 5" \
 			rds_ping_all "" 5 "$RDS_WIRE_PEER6"
 	fi
+	forgotten=$(rds_counter ib_key_forgotten)
 	wire_mark checked
+	if [ "${RDS_IMPL:-}" = ours ] && peer_is_ours; then
+		tap_check "host b: host a restarted rds_rdma: its keys from before are forgotten here" \
+			key_restart_seen "$forgotten"
+	else
+		tap_skip "host b: a peer's keys after its restart" "keys say where they are valid between two of ours only"
+	fi
 	if [ "${RDS_IMPL:-}" = ours ]; then
 		tap_check "host b: TOS 1..16 from one address, peer cap 4: at most 4 taken, the rest refused and counted" \
 			tos_fanout_b
@@ -228,7 +235,7 @@ b)
 	wire_mark done
 	;;
 a)
-	if [ "$SHORT" = 1 ]; then tap_plan 13; else tap_plan 17; fi
+	if [ "$SHORT" = 1 ]; then tap_plan 14; else tap_plan 18; fi
 	common
 	tap_check "host a: rds-ping host b over IB, IPv4: 5 of 5" \
 		ping_when_ready "$RDS_WIRE_PEER"
@@ -265,6 +272,12 @@ a)
 		tap_skip "host a: a key whose socket closed" "keys say where they are valid between two of ours only"
 	fi
 	wire_wait checked 300
+	if [ "${RDS_IMPL:-}" = ours ] && peer_is_ours; then
+		tap_check "host a: rds_rdma reloaded, host b answers pings on a new connection" \
+			key_restart_peer rds_rdma
+	else
+		tap_skip "host a: a restart of rds_rdma" "keys say where they are valid between two of ours only"
+	fi
 	if peer_is_ours; then
 		tap_check "host a: a bare RDMA CM peer asks host b for TOS 1..16 from this address" \
 			tos_fanout_a

@@ -173,6 +173,35 @@ key_target() {	# PORT
 	dmesg | tail -n 20
 	return 1
 }
+# key_restart_peer MODULE / key_restart_seen BASE (two of ours): a peer
+# that restarts registers its regions anew, and one of its new keys may
+# equal one it named before: refused here for the old key's route. So a
+# connection forgets the peer's keys when the peer's route token (one
+# per connection object) changes. Host a reloads MODULE and pings host
+# b: host b's connection from it hears a new token and counts the
+# forgetting in ib_key_forgotten (BASE: its value before).
+key_restart_peer() {	# MODULE
+	rmmod "$1" || { lsmod | grep '^rds'; return 1; }
+	modprobe "$1" || return 1
+	rds_ping_all "" 5 -W 20 "$RDS_WIRE_PEER"
+	local rc=$?
+	wire_mark restarted
+	return $rc
+}
+key_restart_seen() {	# BASE
+	local n i
+	wire_wait restarted 180 || return 1
+	# The advert goes when the connection is up, beside the pings.
+	for i in $(seq 20); do
+		n=$(($(rds_counter ib_key_forgotten) - $1))
+		[ "$n" -ge 1 ] && break
+		sleep 0.5
+	done
+	echo "ib_key_forgotten +$n (want at least 1)"
+	[ "$n" -ge 1 ] && return 0
+	"$RDS_TOOLS/rds-info" -p 2>&1
+	return 1
+}
 key_owner() {	# PORT
 	local away rc
 	away=$(rds_counter ib_key_away_sent)

@@ -29,16 +29,17 @@
  * took its bucket) goes as before. Only with peers that are ours with
  * routes (i_route.peer_ha): nothing else sets the flag, and a Linux
  * peer's keys never move; the table is forgotten when a peer stops
- * offering routes.
+ * offering routes, and when it restarted (its advert shows another
+ * token, rds_rdma_route.c).
  *
  * A route is told by its peer address, not by the peer's device: over a
  * route to another address on the same device (a second port of one
  * HCA) a key from before the move would still work, but is refused.
  *
- * Lock order: none. A slot is one atomic64 (key, away bit, route id),
- * written by the receive path only (under i_rx_lock) and read by the
- * transmit path: a read racing a write may miss a key, which then goes
- * as before.
+ * Lock order: none of its own. A slot is one atomic64 (key, away bit,
+ * route id), written under i_rx_lock only (the receive path, and the
+ * forgetting) and read by the transmit path: a read racing a write may
+ * miss a key, which then goes as before.
  */
 #include <linux/hash.h>
 #include <linux/jhash.h>
@@ -97,18 +98,25 @@ static atomic64_t *rds_rdma_keys_bucket(struct rds_rdma_conn *ic, u32 key)
 
 /**
  * rds_rdma_keys_forget - forget the keys a peer named
- * @ic: the connection, whose peer no longer offers routes
+ * @ic: the connection, whose peer no longer offers routes or restarted
  *
- * Context: i_cm_mutex held; nothing receives or transmits.
+ * A peer that restarted registers its regions anew: one of its new keys
+ * may equal a remembered one and would be refused for the old key's
+ * route.
+ *
+ * Context: i_rx_lock held, as by every writer of the table. A transmit
+ * racing this may still find a key, as it may miss one racing
+ * rds_rdma_keys_recv().
  */
 void rds_rdma_keys_forget(struct rds_rdma_conn *ic)
 {
 	int i, j;
 
-	lockdep_assert_held(&ic->i_cm_mutex);
+	lockdep_assert_held(&ic->i_rx_lock);
 	for (i = 0; i < RDS_RDMA_PEER_KEYS; i++)
 		for (j = 0; j < RDS_RDMA_PEER_KEYS_WAYS; j++)
 			atomic64_set(&ic->i_peer_keys[i][j], 0);
+	rds_rdma_stat_inc(RDS_RDMA_STAT_KEY_FORGOTTEN);
 }
 
 /**

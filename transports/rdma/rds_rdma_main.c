@@ -76,6 +76,7 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 */
 	[RDS_RDMA_STAT_KEY_AWAY_SENT]		= "ib_key_away_sent",
 	[RDS_RDMA_STAT_KEY_REFUSED]		= "ib_key_refused",
+	[RDS_RDMA_STAT_KEY_FORGOTTEN]		= "ib_key_forgotten",
 	/* Ours: accepted iWARP connections that sent before hearing from
 	 * the requester, which had not acked in RDS_RDMA_HEAR_FIRST_MS.
 	 */

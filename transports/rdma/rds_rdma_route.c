@@ -201,18 +201,27 @@ void rds_rdma_route_fill_cdata(struct rds_connection *conn,
 void rds_rdma_route_peer_cdata(struct rds_connection *conn,
 			       const struct rds_rdma_cdata_common *c)
 {
-	struct rds_rdma_route *rt = &rds_rdma_conn(conn)->i_route;
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
+	struct rds_rdma_route *rt = &ic->i_route;
 	bool ha;
 
 	ha = rds_rdma_routes_on(conn) &&
 	     (c->route == RDS_RDMA_ROUTE_MARK ||
 	      (c->ours[0] == RDS_RDMA_OURS0 && c->ours[1] == RDS_RDMA_OURS1 &&
 	       (c->caps & RDS_RDMA_CAP_ROUTES)));
-	if (!ha && READ_ONCE(rt->peer_ha))
-		rds_rdma_keys_forget(rds_rdma_conn(conn));
-	WRITE_ONCE(rt->peer_ha, ha);
-	if (ha)
+	if (ha) {
+		WRITE_ONCE(rt->peer_ha, true);
 		return;
+	}
+	/* Receives may be posted (the requester's are, before the reply)
+	 * and remember keys while peer_ha is on: under their lock.
+	 */
+	if (rt->peer_ha) {
+		spin_lock_bh(&ic->i_rx_lock);
+		WRITE_ONCE(rt->peer_ha, false);
+		rds_rdma_keys_forget(ic);
+		spin_unlock_bh(&ic->i_rx_lock);
+	}
 	spin_lock_bh(&rt->lock);
 	rt->token_peer = 0;
 	rt->naddrs = 0;
@@ -711,6 +720,8 @@ bool rds_rdma_route_recv(struct rds_connection *conn, struct rds_rdma_conn *ic,
 {
 	struct rds_rdma_route *rt = &ic->i_route;
 	struct rds_rdma_route_advert adv;
+	bool restarted;
+	u64 token;
 	int i;
 
 	lockdep_assert_held(&ic->i_rx_lock);
@@ -733,8 +744,13 @@ bool rds_rdma_route_recv(struct rds_connection *conn, struct rds_rdma_conn *ic,
 	/* A later version of ours: nothing we know how to use. */
 	if (adv.version != RDS_RDMA_ADV_VERSION)
 		return true;
+	token = be64_to_cpu(adv.token);
 	spin_lock_bh(&rt->lock);
-	rt->token_peer = be64_to_cpu(adv.token);
+	/* A token is one connection object's: another is a peer that
+	 * restarted since its last advert.
+	 */
+	restarted = rt->token_peer && rt->token_peer != token;
+	rt->token_peer = token;
 	rt->naddrs = 0;
 	for (i = 0; i < min_t(int, adv.naddrs, RDS_RDMA_ROUTE_MAX); i++)
 		if (rds_rdma_route_addr_ok(conn, &adv.addrs[i]))
@@ -742,6 +758,8 @@ bool rds_rdma_route_recv(struct rds_connection *conn, struct rds_rdma_conn *ic,
 	rt->peer_stable = adv.flags & RDS_RDMA_ADV_STABLE;
 	rt->peer_heard = jiffies;
 	spin_unlock_bh(&rt->lock);
+	if (restarted)
+		rds_rdma_keys_forget(ic);
 	return true;
 }
 
