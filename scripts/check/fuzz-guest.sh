@@ -196,10 +196,62 @@ if [ "${WIRE_FUZZ:-1}" = 1 ] && grep -q '^rds_tcp ' /proc/modules &&
 	churn_pid=$!
 fi
 
+# Address moves beside the fuzzers, as a failover daemon makes them:
+# 10.99.0.2 and fd99::1 (addresses rds-fuzz binds and sends from) go
+# from eth0 (rxe0's) to an interface with no RDMA device and back, each
+# way every 1.5 s. Connections on them drop for the move
+# (rds_rdma_addr.c) and reconnect while the fuzzers use them; pings
+# from each, five a second, keep one up to drop (the reaper here takes
+# idle ones within 200 ms, and the fuzzers' connections fill the cap:
+# a pinger that stopped might find no room for a new one).
+churn_moves=0
+addr_move() {	# FROM TO
+	ip -force -batch - <<-EOT >/dev/null 2>&1
+	addr del 10.99.0.2/24 dev $1
+	addr add 10.99.0.2/24 dev $2
+	addr del fd99::1/64 dev $1
+	addr add fd99::1/64 dev $2 nodad
+	EOT
+}
+addr_pid="" ping_pids=""
+if [ "${ADDR_CHURN:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ] &&
+   ip link add rdsmv type dummy 2>/dev/null && ip link set rdsmv up; then
+	rm -f /tmp/addr.stop
+	for a in 10.99.0.2,10.99.0.1 fd99::1,fd99::2; do
+		(while [ ! -e /tmp/addr.stop ]; do
+			"$REPO/tools/rds-ping" -i 0.2 -W 1 --transport ib \
+				-I "${a%,*}" "${a#*,}"
+			sleep 0.5
+		 done) > /dev/null 2>&1 &
+		ping_pids+=" $!"
+	done
+	(trap 'echo "$churn_moves" > /tmp/addr.moves; exit 0' TERM
+	 while :; do
+		addr_move eth0 rdsmv
+		sleep 1.5
+		addr_move rdsmv eth0
+		churn_moves=$((churn_moves + 2))
+		sleep 1
+	 done) > /dev/null 2>&1 &
+	addr_pid=$!
+fi
+
 (cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
 	> "$OUT/rds-fuzz.log" 2>&1
 frc=$?
 kill "$wpid" "$hbpid" 2>/dev/null
+if [ -n "$addr_pid" ]; then
+	kill "$addr_pid"
+	touch /tmp/addr.stop
+	pkill -x rds-ping
+	# shellcheck disable=SC2086
+	wait "$addr_pid" $ping_pids
+	# Both home again, whichever side the last move left them on.
+	ip link del rdsmv
+	ip addr replace 10.99.0.2/24 dev eth0
+	ip -6 addr replace fd99::1/64 dev eth0 nodad
+	echo "# address moves beside the fuzzers: $(cat /tmp/addr.moves 2>/dev/null)"
+fi
 wrc=0
 if [ -n "$wire_pid" ]; then
 	wait "$wire_pid"
@@ -284,7 +336,7 @@ rds_holders() {
 # What the fuzzers reached on the transports (their counters go with the
 # modules below): connections made and reset, IB rings grown, CM events.
 "$REPO/tools/rds-info" -c 2>/dev/null |
-	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_tx_cq_event|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
+	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
 	     END { print "" }' | sed 's/^/# fuzz reach: /'
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue
