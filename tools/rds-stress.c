@@ -422,6 +422,8 @@ int main(int argc, char **argv)
 	cur.late_acks = fin.late_acks;
 	cur.unanswered = fin.unanswered;
 	cur.rdma_dropped = fin.rdma_dropped;
+	cur.rdma_in = fin.rdma_in;
+	cur.rdma_out = fin.rdma_out;
 	if (!failed && (s.o.flags & SF_ASYNC) &&
 	    fin.async_ok + fin.async_canceled + fin.async_dropped + fin.async_other !=
 	    fin.async_sent) {

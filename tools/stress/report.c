@@ -286,9 +286,11 @@ void json_print(const struct stress_opts *o, const char *role, const struct row 
 	printf(",\n \"messages_tx\": %" PRIu64 ", \"messages_rx\": %" PRIu64
 	       ", \"verify_errors\": %" PRIu64 ", \"rdma_errors\": %" PRIu64
 	       ", \"rdma_deferred\": %" PRIu64 ", \"duplicates\": %" PRIu64
-	       ", \"out_of_order\": %" PRIu64 "}\n",
+	       ", \"out_of_order\": %" PRIu64 ", \"rdma_in_bytes\": %" PRIu64
+	       ", \"rdma_out_bytes\": %" PRIu64 "}\n",
 	       t ? t->tx : 0, t ? t->rx : 0, t ? t->verify_errors : 0,
 	       t ? t->rdma_errors : 0, t ? t->rdma_deferred : 0,
-	       t ? t->duplicates : 0, t ? t->out_of_order : 0);
+	       t ? t->duplicates : 0, t ? t->out_of_order : 0,
+	       t ? t->rdma_in : 0, t ? t->rdma_out : 0);
 	fflush(stdout);
 }
