@@ -51,7 +51,8 @@
 #   AM_PAIRS    address-move boots A:B (selftests/hosts/addr_move.sh: the
 #               failed port's address moves to the surviving port, RDS/IB
 #               reconnects over it; about 80 s each); default with
-#               RDS_IMPL=ours "ours:intree intree:ours ours:intree@7.2",
+#               RDS_IMPL=ours "ours:intree intree:ours ours:intree@7.2
+#               intree@7.2:ours",
 #               none with --short. intree@NAME: Linux's RDS on the kernel
 #               NAME of scripts/kernels (vmN.sh --kernel-X; its Debian
 #               root is made on first use)
@@ -337,7 +338,7 @@ am_boot() {	# A:B, each ours, intree or intree@KERNEL
 }
 am_default=""
 [ "$IMPL" = ours ] && [ "$SHORT" = 0 ] &&
-	am_default="ours:intree intree:ours ours:intree@7.2"
+	am_default="ours:intree intree:ours ours:intree@7.2 intree@7.2:ours"
 read -ra AM_PAIRS <<< "${AM_PAIRS-$am_default}"
 for pair in "${AM_PAIRS[@]}"; do
 	case "$pair" in

@@ -222,8 +222,15 @@ pings_back() {
 	echo "no ping got through in 180 s"
 	return 1
 }
+fails=$TAP_FAILED
 tap_check "host $ROLE: pings both ways over wire0" pings_back
 tap_check "host $ROLE: wire1 back on both hosts" links_back
+# Whether a connection stuck after the move back recovers with wire1
+# (where it was before) up again: reported, not judged.
+if [ "$TAP_FAILED" != "$fails" ]; then
+	echo "# host $ROLE, wire1 back: $("$RDS_TOOLS/rds-ping" -c 1 -W 30 "$PEER" 2>&1 | tr '\n' ' ')"
+	rds_stuck_report
+fi
 tap_check "host $ROLE: addresses and modules back" restore
 wire_mark am-finished
 wire_wait am-finished 120

@@ -243,5 +243,17 @@ rds_stuck_report() {
 		echo "# task ${d##*/} ($comm), state $(awk '/^State:/ { print $2 }' "$d/status" 2>/dev/null):"
 		sed 's/^/#   /' "$d/stack" 2>/dev/null
 	done
+	# Where the RDMA CM's ids and queue pairs are, on which device and
+	# port, and the neighbours their routes took.
+	if command -v rdma > /dev/null; then
+		echo "# rdma res show cm_id:"
+		timeout 10 rdma res show cm_id 2>&1 | sed 's/^/#   /'
+		echo "# rdma res show qp:"
+		timeout 10 rdma res show qp 2>&1 | sed 's/^/#   /'
+		echo "# rdma link:"
+		timeout 10 rdma link 2>&1 | sed 's/^/#   /'
+	fi
+	echo "# addresses, routes and neighbours:"
+	{ ip -br addr; ip route; ip neigh; } 2>&1 | sed 's/^/#   /'
 	return 0
 }
