@@ -49,7 +49,7 @@ export KDIR KVER
 
 .PHONY: all modules tools selftests test-modules clean deps check demo \
 	vm install modules_install sparse checkpatch bench bench-failover debug-kernel \
-	check-debug check-fault fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
+	check-debug check-fault check-ha-debug fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
 	check-wire check-wire-short test deb check-deb tools_install
 
 all: modules tools selftests
@@ -114,6 +114,10 @@ check-debug:
 # Only the fault-injection boot on the debug kernel.
 check-fault:
 	scripts/check/check-debug.sh --fault
+
+# RDS/IB port failover between two debug-kernel guests, kmemleak after.
+check-ha-debug:
+	scripts/check/check-debug.sh --ha
 
 # trinity + rds-fuzz in the guest for FUZZ_SECONDS (default 600) as an
 # unprivileged user; the debug kernel if built (results/fuzz/).

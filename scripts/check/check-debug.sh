@@ -12,14 +12,14 @@
 # Results go to results/check-debug (or check-fault) in the clone.
 #
 #	check-debug.sh [--fault] [NAME...]
+#	check-debug.sh --ha	(make check-ha-debug: scripts/check/ha-debug.sh)
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 mode=debug
-if [ "${1:-}" = --fault ]; then
-	mode=fault
-	shift
-fi
+case "${1:-}" in
+--fault|--ha) mode=${1#--}; shift ;;
+esac
 
 "$REPO/scripts/deps.sh" >&2
 kdir=$("$REPO/scripts/kernel/debug-kernel.sh")
@@ -31,4 +31,6 @@ git -C "$work" add -A
 export RDS_CHECK_MODE=$mode
 export RESULTS=$REPO/results/check-$mode
 echo "# check-$mode: kernel $KVER from $kdir, tree copied to $work"
+[ "$mode" = ha ] && export RESULTS=$REPO/results/check-ha-debug &&
+	exec "$work/scripts/check/ha-debug.sh"
 exec "$work/scripts/check/check.sh" "$@"
