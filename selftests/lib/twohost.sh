@@ -181,10 +181,14 @@ key_target() {	# PORT
 # b: host b's connection from it hears a new token and counts the
 # forgetting in ib_key_forgotten (BASE: its value before).
 key_restart_peer() {	# MODULE
-	rmmod "$1" || { lsmod | grep '^rds'; return 1; }
-	modprobe "$1" || return 1
-	rds_ping_all "" 5 -W 20 "$RDS_WIRE_PEER"
-	local rc=$?
+	local rc=1
+	# Host b waits for the mark: it goes whatever happened here.
+	if ! rmmod "$1"; then
+		lsmod | grep '^rds'
+	elif modprobe "$1"; then
+		rds_ping_all "" 5 -W 20 "$RDS_WIRE_PEER"
+		rc=$?
+	fi
 	wire_mark restarted
 	return $rc
 }
