@@ -218,6 +218,7 @@ pings_back() {
 			"$P" -4 | awk -v l="$SELF" -v f="$PEER" '$1 == l && $2 == f'
 			return 1
 		fi
+		sleep 1	# rds-ping may fail at once (no route, no buffer)
 	done
 	echo "no ping got through in 180 s"
 	return 1
