@@ -154,7 +154,14 @@ static int kp_target(const char *addr, int port, int tos)
 	stale = kp_recv_offer(fd, what, sizeof(what), &stale_from);
 	if (strcmp(what, "stale"))
 		RDS_FAIL("first offer is %s, not stale", what);
+	/* Each step said as it happens: when both sides wait out their
+	 * time, this is what tells where it stopped.
+	 */
+	printf("rds-key-peer: got stale, cookie %#llx; writing to it\n",
+	       (unsigned long long)stale);
 	st_stale = kp_write(fd, &stale_from, stale, 1);
+	printf("rds-key-peer: the write to stale ended with status %d\n",
+	       st_stale);
 	next = stale_from;
 	rds_addr_set_port(&next, rds_addr_port(&stale_from) + 1);
 	rds_send(fd, &next, "next", 4, 0);

@@ -215,7 +215,9 @@ key_owner() {	# PORT
 	away=$(($(rds_counter ib_key_away_sent) - away))
 	echo "ib_key_away_sent +$away (want 1)"
 	[ "$rc" = 0 ] && [ "$away" = 1 ] && return 0
-	echo "the lanes' history:"
+	echo "the lanes' history, the key counters and the kernel's last words:"
 	"$RDS_TOOLS/rds-info" -p 2>&1
+	"$RDS_TOOLS/rds-info" -c 2>&1 | grep -E 'key|reset|drop'
+	dmesg | tail -n 20
 	return 1
 }
