@@ -96,23 +96,40 @@ ib_rings() {
 		END { exit !f }'
 }
 
-# Ours posts a new connection's first 64 receive slots with its queue
-# pair and the rest from a worker (rds_rdma_recv.c): two new connections
-# (TOS 7, each way) fill their rings whole within 5 s. Bursts that meet
-# a ring still short (RNR retries) are the reconnects' below and
-# ha_route's, whose resent messages all arrive.
-rings_grown() {
-	local g0 g i want
-	want=$((2 * ($(sysctl -n net.rds.ib.max_recv_wr) - 64)))
+# Ours keeps net.rds.ib.min_recv_wr receive slots posted on a quiet
+# connection and more as its traffic asks (rds_rdma_recv.c): two new
+# connections (TOS 7, each way, 16 KiB fragments: 4 pages a slot) hold
+# at most their minimum's pages after a ping; a stream on them grows
+# their goal (ib_rx_ring_grown) and arrives whole; quiet seconds after
+# it halve the goal again (ib_rx_ring_shrunk) and give pages back.
+rings_follow_traffic() {
+	local min p0 p1 p2 p3 g0 g1 s0 s1 port i
+	min=$(sysctl -n net.rds.ib.min_recv_wr)
+	p0=$(counter ib_rx_pages_held)
 	g0=$(counter ib_rx_ring_grown)
+	s0=$(counter ib_rx_ring_shrunk)
 	rds_ping_all "" 1 -Q 7 -I $A4 $B4 > /dev/null || { echo "no pong on TOS 7"; return 1; }
-	for ((i = 0; i < 50; i++)); do
-		g=$(counter ib_rx_ring_grown)
-		[ $((g - g0)) -ge "$want" ] && break
-		sleep 0.1
+	sleep 1
+	p1=$(counter ib_rx_pages_held)
+	echo "ib_rx_pages_held ${p0:-?} -> ${p1:-?} with two quiet connections (at most $((8 * min)) more)"
+	[ -n "$p0" ] && [ $((p1 - p0)) -gt 0 ] && [ $((p1 - p0)) -le $((8 * min)) ] || return 1
+	port=$(rds_session_port)
+	rds_stress_pair "" "" "grow$port" "$port" "$B4" "$A4" \
+		-t 2 -d 16 -q 8192 -T 3 -Q 7 > "$RDS_TOOLS_WORK/grow.out" 2>&1 ||
+		{ cat "$RDS_TOOLS_WORK/grow.out"; echo "rds-stress on TOS 7 failed"; return 1; }
+	g1=$(counter ib_rx_ring_grown)
+	p2=$(counter ib_rx_pages_held)
+	echo "after 3 s of rds-stress -d 16: ib_rx_ring_grown ${g0:-?} -> ${g1:-?}, ib_rx_pages_held ${p2:-?}"
+	[ $((g1 - g0)) -gt 0 ] || return 1
+	# Two pings more than a second apart each: quiet windows.
+	for ((i = 0; i < 4; i++)); do
+		sleep 1.2
+		rds_ping_all "" 1 -Q 7 -I $A4 $B4 > /dev/null
 	done
-	echo "ib_rx_ring_grown ${g0:-?} -> ${g:-?} (two rings: at least $want more)"
-	[ $((g - g0)) -ge "$want" ]
+	s1=$(counter ib_rx_ring_shrunk)
+	p3=$(counter ib_rx_pages_held)
+	echo "quiet: ib_rx_ring_shrunk ${s0:-?} -> ${s1:-?}, ib_rx_pages_held ${p2:-?} -> ${p3:-?}"
+	[ $((s1 - s0)) -gt 0 ] && [ "$p3" -lt "$p2" ]
 }
 
 ping_ib() {	# LOCAL PEER: 3 of 3, and the connection is IB
@@ -543,10 +560,10 @@ tap_check "rds-ping $A4 -> $B4 over IB: 3 of 3, connection infiniband" ping_ib $
 tap_check "rds-ping $B4 -> $A4 over IB: 3 of 3, connection infiniband" ping_ib $B4 $A4
 tap_check "rds-info -I lists both connections with their ring sizes and GIDs" both_rings
 if [ "${RDS_IMPL:-ours}" = ours ]; then
-	tap_check "two new connections' receive rings fill past their first 64 slots in the background" \
-		rings_grown
+	tap_check "receive slots follow the traffic: a quiet connection holds min_recv_wr, a stream grows it, quiet halves it" \
+		rings_follow_traffic
 else
-	tap_skip "receive rings fill in the background" "ours only"
+	tap_skip "receive slots follow the traffic" "ours only"
 fi
 if [ "${RDS_IMPL:-ours}" = ours ]; then
 	tap_check "a local user's RDMA CM request posing as $A4 is refused" cm_local_spoof

@@ -491,22 +491,31 @@ struct rds_rdma_route {
  *	down in place). Read by shutdown, which the core runs one at a time
  *	per connection; the worker only decrements it
  * @i_rx_lock: serializes the receive path (completions and the worker)
- * @i_recv_ring: slots in the receive ring
- * @i_recvs: the receive ring
+ * @i_recv_ring: receive slots, the most that are ever posted
+ * @i_recvs: the slots
  * @i_recv_hdrs: header slots, one per receive slot
  * @i_recv_hdrs_dma: their mapping
- * @i_recv_next: slot whose completion comes next (receives complete in
- *	order)
- * @i_recv_post: first slot not posted; slots from here to @i_recv_next
- *	wait to be reposted
+ * @i_recv_order: the posted slots' numbers in the order they were posted
+ *	(a queue of @i_recv_ring entries; receives complete in order)
+ * @i_recv_head: where in @i_recv_order the next completion's slot is
  * @i_recv_posted: slots posted
- * @i_recv_target: slots kept posted: the ring's size once @i_rx_w has
- *	given the rest of the ring its pages (rds_rdma_recv.c); under
- *	@i_rx_lock, but set at setup under i_cm_mutex before anything posts
+ * @i_recv_free: the slots not posted, a stack: the last one freed is
+ *	posted first, with its page (@i_recv_ring entries)
+ * @i_recv_nfree: slots on @i_recv_free
+ * @i_recv_target: slots kept posted, moving towards @i_recv_goal as
+ *	@i_rx_w gives slots pages (rds_rdma_recv.c)
+ * @i_recv_goal: slots the traffic asks for, between @i_recv_min and
+ *	@i_recv_ring
+ * @i_recv_min: slots a quiet connection keeps posted (@i_recv_ring where
+ *	the peer does not retry on RNR)
+ * @i_rx_window: receives completed since @i_rx_window_start
+ * @i_rx_window_start: when the pacing window began (jiffies)
+ *	All of these are under @i_rx_lock, but set at setup under
+ *	i_cm_mutex before anything posts
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
- * @i_rx_w: fills the ring past its first slots, and refills it when a
- *	page could not be allocated
+ * @i_rx_w: posts slots up to @i_recv_goal, and refills when a page could
+ *	not be allocated
  * @i_rx_held: complete messages whose delivery waits, in order, for a
  *	use-once region one of them used to be invalidated (under
  *	@i_rx_lock; RDS_RDMA_RX_HOLDING while not empty or being delivered)
@@ -580,10 +589,16 @@ struct rds_rdma_conn {
 	struct rds_rdma_recv	*i_recvs;
 	struct rds_header	*i_recv_hdrs;
 	u64			i_recv_hdrs_dma;
-	u32			i_recv_next;
-	u32			i_recv_post;
+	u32			*i_recv_order;
+	u32			i_recv_head;
 	u32			i_recv_posted;
+	u32			*i_recv_free;
+	u32			i_recv_nfree;
 	u32			i_recv_target;
+	u32			i_recv_goal;
+	u32			i_recv_min;
+	u32			i_rx_window;
+	unsigned long		i_rx_window_start;
 	struct rds_rdma_incoming *i_rx_inc;
 	struct rds_header	i_rx_hdr;
 	struct delayed_work	i_rx_w;
@@ -677,6 +692,8 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_KEY_FORGOTTEN,
 	RDS_RDMA_STAT_EST_UNHEARD,
 	RDS_RDMA_STAT_RX_RING_GROWN,
+	RDS_RDMA_STAT_RX_RING_SHRUNK,
+	RDS_RDMA_STAT_RX_PAGES_HELD,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -692,12 +709,19 @@ static inline void rds_rdma_stat_add(enum rds_rdma_stat s, u64 n)
 	this_cpu_add(rds_rdma_stats[s], n);
 }
 
+/* For a level (RDS_RDMA_STAT_RX_PAGES_HELD): the CPUs' sum is right. */
+static inline void rds_rdma_stat_dec(enum rds_rdma_stat s)
+{
+	this_cpu_dec(rds_rdma_stats[s]);
+}
+
 extern const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX];
 void rds_rdma_stats_sum(struct net *net, u64 *vals);
 
 /* net.rds.ib tunables */
 extern unsigned int rds_rdma_sysctl_max_send_wr;
 extern unsigned int rds_rdma_sysctl_max_recv_wr;
+extern unsigned int rds_rdma_sysctl_min_recv_wr;
 extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
 extern unsigned int rds_rdma_sysctl_max_frag_size;
 extern unsigned int rds_rdma_sysctl_ha_routes;

@@ -81,10 +81,18 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 * the requester, which had not acked in RDS_RDMA_HEAR_FIRST_MS.
 	 */
 	[RDS_RDMA_STAT_EST_UNHEARD]		= "ib_est_unheard",
-	/* Ours: receive slots posted by the worker after a connection's
-	 * first ones (rds_rdma_recv.c: the ring fills in the background).
+	/* Ours: receive slots posted by the worker past a connection's
+	 * first ones, as its traffic asked for them (rds_rdma_recv.c).
 	 */
 	[RDS_RDMA_STAT_RX_RING_GROWN]		= "ib_rx_ring_grown",
+	/* Ours: receive slots a connection stopped keeping posted when its
+	 * traffic fell.
+	 */
+	[RDS_RDMA_STAT_RX_RING_SHRUNK]		= "ib_rx_ring_shrunk",
+	/* Ours, a level, not a count: pages the receive slots of every
+	 * connection hold now, posted or spare.
+	 */
+	[RDS_RDMA_STAT_RX_PAGES_HELD]		= "ib_rx_pages_held",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */

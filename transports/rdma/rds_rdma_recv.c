@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receive side: a ring of receives, each a 48-byte header slot and
- * one page, so any RDS 3.1 sender's fragments fit (Linux's included).
+ * The receive side: receive slots, each a 48-byte header slot and one
+ * page, so any RDS 3.1 sender's fragments fit (Linux's included).
  * Fragments are checked against their message's first header and their
- * pages handed to the message without a copy; the ring gets fresh pages.
+ * pages handed to the message without a copy; the slot gets fresh pages.
  *
  * Every complete message goes to the core at once and is acked: the
  * core takes it (a receiver far over its budget drops it), so one socket
- * that does not read never holds the ring, or the connection, back.
+ * that does not read never holds the slots, or the connection, back.
  *
- * Where the peer retries a SEND that finds no receive (IB's RNR retry,
- * which we ask to be endless and short), a new queue pair gets pages
- * for its first RDS_RDMA_RX_FIRST slots only, and i_rx_w posts the rest
- * a batch at a time: allocating a whole ring (16 MiB with 16 KiB
- * fragments) took about 0.2 s under TCG on each side of every connect,
- * a fifth of a failover. i_recv_target is how many slots are kept
- * posted; it reaches the ring's size within milliseconds. iWARP has no
- * RNR retry: its ring is posted whole before the connection is.
+ * Receive memory follows the traffic where the peer retries a SEND that
+ * finds no receive (IB's RNR retry, which we ask to be endless and
+ * short): a connection keeps net.rds.ib.min_recv_wr slots posted (32,
+ * 512 KiB with 16 KiB fragments) and doubles its goal, up to max_recv_wr
+ * (1024), when the peer used half of the posted slots within
+ * RDS_RDMA_RX_BUSY. The rate stands in for what cannot be seen here,
+ * how far the device ran ahead of the completions: it grows more than
+ * a burst needs, never less. A completion after quiet seconds halves
+ * the goal once for each: slots past it are not posted again when they
+ * complete, and give their pages back. Posting a whole ring per
+ * connection pinned 16 MiB each, most of it on connections that carry a
+ * ping a second. i_rx_w gives new slots their pages, RDS_RDMA_RX_GROW
+ * at a time, where it may take its time. iWARP has no RNR retry: there
+ * every slot is posted before the connection is, and stays posted.
+ *
+ * Slots are posted from a stack of free ones, the last freed first: a
+ * small message is copied out and its slot goes back with its page.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -27,23 +36,20 @@
 /* How soon a failed refill is retried. */
 #define RDS_RDMA_RX_RETRY	msecs_to_jiffies(10)
 
-/* Slots posted with a new queue pair where the peer retries on RNR, and
- * how many more each run of the worker posts after them.
- */
-#define RDS_RDMA_RX_FIRST	64
+/* Slots the worker gives pages and posts in one go under the lock. */
 #define RDS_RDMA_RX_GROW	32
 
-/* Messages up to this size are copied out of the ring's page. */
+/* Half the posted slots used within this: more are wanted. */
+#define RDS_RDMA_RX_BUSY	msecs_to_jiffies(20)
+/* Fewer than half used in each of these: half the slots will do. */
+#define RDS_RDMA_RX_QUIET	HZ
+
+/* Messages up to this size are copied out of the slot's page. */
 #define RDS_RDMA_RX_COPY_MAX	1024
 
 static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 {
 	return ic->i_dev->ibdev;
-}
-
-static u32 rds_rdma_recv_next(struct rds_rdma_conn *ic, u32 slot)
-{
-	return slot + 1 == ic->i_recv_ring ? 0 : slot + 1;
 }
 
 /* Give page @k of a slot a mapped page: @page, or a new one (@gfp). */
@@ -63,7 +69,25 @@ static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
 	}
 	r->r_pages[k] = page;
 	r->r_sge[1 + k].addr = dma;
+	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_PAGES_HELD);
 	return 0;
+}
+
+/* Take the pages of a slot that is not posted back. */
+static void rds_rdma_recv_unpage(struct rds_rdma_conn *ic,
+				 struct rds_rdma_recv *r)
+{
+	unsigned int k;
+
+	for (k = 0; k < RDS_RDMA_MAX_FRAG_PAGES; k++) {
+		if (!r->r_pages[k])
+			continue;
+		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_sge[1 + k].addr,
+				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
+		rds_rdma_page_put(r->r_pages[k]);
+		r->r_pages[k] = NULL;
+		rds_rdma_stat_dec(RDS_RDMA_STAT_RX_PAGES_HELD);
+	}
 }
 
 /* Give every page of a slot back to the device: missing ones are made;
@@ -99,8 +123,10 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 	/* No fragment size yet: the reply to our request brings it. */
 	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_frag_pages)
 		return;
-	while (ic->i_recv_posted < ic->i_recv_target) {
-		struct rds_rdma_recv *r = &ic->i_recvs[ic->i_recv_post];
+	while (ic->i_recv_posted < ic->i_recv_target && ic->i_recv_nfree) {
+		u32 slot = ic->i_recv_free[ic->i_recv_nfree - 1];
+		struct rds_rdma_recv *r = &ic->i_recvs[slot];
+		u32 tail = ic->i_recv_head + ic->i_recv_posted;
 
 		if (rds_rdma_recv_slot_ready(ic, r, gfp)) {
 			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
@@ -116,20 +142,22 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 			rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
 			return;
 		}
-		ic->i_recv_post = rds_rdma_recv_next(ic, ic->i_recv_post);
+		ic->i_recv_nfree--;
+		if (tail >= ic->i_recv_ring)
+			tail -= ic->i_recv_ring;
+		ic->i_recv_order[tail] = slot;
 		ic->i_recv_posted++;
 	}
 }
 
 /**
- * rds_rdma_recv_fill - post the receive ring of a new queue pair
- * @conn: the connection; rds_rdma_recv_ring_pages() gave it its pages
+ * rds_rdma_recv_fill - post the first receives of a new queue pair
+ * @conn: the connection; rds_rdma_recv_ring_pages() gave them pages
  *
  * Before the connection is accepted or requested where the fragment
  * size is known by then, so the peer's first SENDs find buffers; else
  * (our request offered bigger fragments) when the reply comes, and the
- * peer's first SENDs may RNR-retry, as they always do with Linux. The
- * slots past the first ones are the worker's.
+ * peer's first SENDs may RNR-retry, as they always do with Linux.
  */
 void rds_rdma_recv_fill(struct rds_connection *conn)
 {
@@ -137,13 +165,11 @@ void rds_rdma_recv_fill(struct rds_connection *conn)
 
 	spin_lock_bh(&ic->i_rx_lock);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
-	if (ic->i_recv_target < ic->i_recv_ring)
-		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
 	spin_unlock_bh(&ic->i_rx_lock);
 }
 
-/* The ring's next batch of slots past the target: pages that may not
- * wait (the lock is held), and the worker runs again for the next.
+/* The next batch of slots towards the goal: pages that may not wait
+ * (the lock is held), and the worker runs again for the next.
  */
 static void rds_rdma_recv_grow(struct rds_connection *conn,
 			       struct rds_rdma_conn *ic)
@@ -151,11 +177,11 @@ static void rds_rdma_recv_grow(struct rds_connection *conn,
 	u32 before = ic->i_recv_posted;
 
 	lockdep_assert_held(&ic->i_rx_lock);
-	if (ic->i_recv_target >= ic->i_recv_ring ||
+	if (ic->i_recv_target >= ic->i_recv_goal ||
 	    ic->i_recv_posted < ic->i_recv_target)
 		return;
 	ic->i_recv_target = min_t(u32, ic->i_recv_target + RDS_RDMA_RX_GROW,
-				  ic->i_recv_ring);
+				  ic->i_recv_goal);
 	rds_rdma_recv_post_locked(conn, ic, GFP_NOWAIT | __GFP_NOWARN);
 	rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_GROWN,
 			  ic->i_recv_posted - before);
@@ -165,8 +191,49 @@ static void rds_rdma_recv_grow(struct rds_connection *conn,
 	 */
 	if (ic->i_recv_posted < ic->i_recv_target)
 		ic->i_recv_target = ic->i_recv_posted;
-	else if (ic->i_recv_target < ic->i_recv_ring)
+	else if (ic->i_recv_target < ic->i_recv_goal)
 		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
+}
+
+/*
+ * Set the goal by how fast the peer uses the posted slots: double it
+ * when half of them went within RDS_RDMA_RX_BUSY (the peer would soon
+ * find none and back off), halve it for each RDS_RDMA_RX_QUIET in which
+ * fewer than half went. Not while dying: the worker stays cancelled.
+ */
+static void rds_rdma_recv_pace(struct rds_rdma_conn *ic)
+{
+	unsigned long took = jiffies - ic->i_rx_window_start;
+	u32 half = max_t(u32, ic->i_recv_target / 2, 1);
+	unsigned int quiet;
+
+	lockdep_assert_held(&ic->i_rx_lock);
+	if (ic->i_recv_min >= ic->i_recv_ring)
+		return;
+	if (++ic->i_rx_window >= half) {
+		if (took < RDS_RDMA_RX_BUSY &&
+		    ic->i_recv_goal < ic->i_recv_ring) {
+			ic->i_recv_goal = min_t(u32, ic->i_recv_goal * 2,
+						ic->i_recv_ring);
+			/* Not sooner than a pending retry after a failed
+			 * allocation.
+			 */
+			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
+		}
+	} else if (took < RDS_RDMA_RX_QUIET) {
+		return;
+	} else if (ic->i_recv_goal > ic->i_recv_min) {
+		quiet = min_t(unsigned long, took / RDS_RDMA_RX_QUIET, 16);
+		ic->i_recv_goal = max_t(u32, ic->i_recv_goal >> quiet,
+					ic->i_recv_min);
+		if (ic->i_recv_target > ic->i_recv_goal) {
+			rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_SHRUNK,
+					  ic->i_recv_target - ic->i_recv_goal);
+			ic->i_recv_target = ic->i_recv_goal;
+		}
+	}
+	ic->i_rx_window = 0;
+	ic->i_rx_window_start = jiffies;
 }
 
 static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
@@ -416,6 +483,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 					  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
 			inc->ii_pages[inc->ii_got++] = r->r_pages[k];
 			r->r_pages[k] = NULL;
+			rds_rdma_stat_dec(RDS_RDMA_STAT_RX_PAGES_HELD);
 		}
 	}
 	inc->ii_bytes += data_len;
@@ -431,20 +499,22 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					       r_cqe);
 	struct rds_rdma_conn *ic = cq->cq_context;
 	struct rds_connection *conn = rds_conn_from_tdata(ic);
+	u32 slot = r - ic->i_recvs;
 	bool empty;
 
-	trace_rds_rdma_recv_done(cq, wc, r - ic->i_recvs);
+	trace_rds_rdma_recv_done(cq, wc, slot);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_CQ_EVENT);
 	spin_lock(&ic->i_rx_lock);
 	/* Receives complete in order, but a device may flush a receive
 	 * posted after its queue pair went to error at once, ahead of the
 	 * older ones (siw 6.1 flushes those only when the stream closes).
-	 * The queue pair is going away then: leave the ring as it is (its
-	 * count keeps the refill from posting a slot still posted) and let
-	 * shutdown release it. A success out of order is the device's
-	 * fault: the connection starts again.
+	 * The queue pair is going away then: leave the slots as they are
+	 * (the slot stays off the free stack, so it is not posted twice)
+	 * and let shutdown release them. A success out of order is the
+	 * device's fault: the connection starts again.
 	 */
-	if (unlikely(r != &ic->i_recvs[ic->i_recv_next])) {
+	if (unlikely(!ic->i_recv_posted ||
+		     ic->i_recv_order[ic->i_recv_head] != slot)) {
 		if (!rds_rdma_wc_failed(conn, wc, "receive from")) {
 			net_warn_ratelimited("rds: %s: receive from %pI6c completed out of order\n",
 					     conn->c_trans->name, &conn->c_faddr);
@@ -453,21 +523,29 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock(&ic->i_rx_lock);
 		return;
 	}
-	ic->i_recv_next = rds_rdma_recv_next(ic, ic->i_recv_next);
+	if (++ic->i_recv_head == ic->i_recv_ring)
+		ic->i_recv_head = 0;
 	ic->i_recv_posted--;
+	ic->i_recv_free[ic->i_recv_nfree++] = slot;
 
 	if (rds_rdma_wc_failed(conn, wc, "receive from")) {
 		spin_unlock(&ic->i_rx_lock);
 		return;
 	}
 	rds_rdma_cm_heard(ic);
-	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+	/* Dying: the worker was cancelled for good, and must stay so. */
+	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags)) {
 		rds_rdma_recv_one(conn, ic, r, wc->byte_len);
+		rds_rdma_recv_pace(ic);
+	}
 	empty = !ic->i_recv_posted;
 	if (empty) {
 		rds_rdma_stat_inc(RDS_RDMA_STAT_RX_RING_EMPTY);
 		trace_rds_rdma_rx_rnr_enter(conn, 0);
 	}
+	/* Past the target (it fell): the slot stays free, without pages. */
+	if (ic->i_recv_posted >= ic->i_recv_target)
+		rds_rdma_recv_unpage(ic, r);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_CQ);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
 	if (empty && ic->i_recv_posted)
@@ -477,8 +555,8 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rds_rdma_recv_worker - refill the ring after an allocation failed, and
- * fill it past its first slots
+ * rds_rdma_recv_worker - post slots up to the goal, and refill after an
+ * allocation failed
  * @work: the connection's i_rx_w
  *
  * Context: process context.
@@ -491,7 +569,7 @@ void rds_rdma_recv_worker(struct work_struct *work)
 	bool empty;
 
 	spin_lock_bh(&ic->i_rx_lock);
-	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags))
+	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_recvs)
 		goto out;
 	empty = !ic->i_recv_posted;
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_THREAD);
@@ -539,7 +617,7 @@ void rds_rdma_inc_free(struct rds_incoming *inc)
 EXPORT_SYMBOL_GPL(rds_rdma_inc_free);
 
 /**
- * rds_rdma_recv_ring_init - allocate the receive ring of a new queue pair
+ * rds_rdma_recv_ring_init - allocate the receive slots of a new queue pair
  * @ic: the connection; i_dev and i_recv_ring are set
  *
  * The slots get their pages from rds_rdma_recv_ring_pages(), once the
@@ -554,8 +632,12 @@ int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 
 	ic->i_recvs = kvcalloc(ic->i_recv_ring, sizeof(*ic->i_recvs),
 			       GFP_KERNEL);
-	if (!ic->i_recvs)
-		return -ENOMEM;
+	/* The posting order and the free stack, in one allocation. */
+	ic->i_recv_order = kvcalloc(2 * ic->i_recv_ring,
+				    sizeof(*ic->i_recv_order), GFP_KERNEL);
+	if (!ic->i_recvs || !ic->i_recv_order)
+		goto err;
+	ic->i_recv_free = ic->i_recv_order + ic->i_recv_ring;
 	ic->i_recv_hdrs = kzalloc(hdrs, GFP_KERNEL);
 	if (!ic->i_recv_hdrs)
 		goto err;
@@ -581,26 +663,33 @@ int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 			r->r_sge[k].length = RDS_FRAG_SIZE;
 			r->r_sge[k].lkey = lkey;
 		}
+		/* Slot 0 on top. */
+		ic->i_recv_free[i] = ic->i_recv_ring - 1 - i;
 	}
-	ic->i_recv_next = 0;
-	ic->i_recv_post = 0;
+	ic->i_recv_nfree = ic->i_recv_ring;
+	ic->i_recv_head = 0;
 	ic->i_recv_posted = 0;
 	ic->i_recv_target = 0;
+	ic->i_recv_goal = 0;
 	return 0;
 err:
+	kvfree(ic->i_recv_order);
+	ic->i_recv_order = NULL;
+	ic->i_recv_free = NULL;
 	kvfree(ic->i_recvs);
 	ic->i_recvs = NULL;
 	return -ENOMEM;
 }
 
 /**
- * rds_rdma_recv_ring_pages - give the ring's first slots their pages
+ * rds_rdma_recv_ring_pages - give the first slots their pages
  * @ic: the connection; i_frag_pages is set, nothing is posted yet
  *
  * Here, where we may sleep, rather than one by one in the completion
  * path: every slot where the peer does not retry on RNR (iWARP), else
- * the first RDS_RDMA_RX_FIRST (the worker gives the rest theirs). On
- * failure the pages stay for rds_rdma_recv_ring_free().
+ * net.rds.ib.min_recv_wr of them (the worker gives more theirs as the
+ * traffic asks). On failure the pages stay for
+ * rds_rdma_recv_ring_free().
  *
  * Context: process context.
  */
@@ -612,18 +701,25 @@ int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic)
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 
-	/* The rest later, by the worker, where the peer retries on RNR. */
-	first = fl->rnr_retry ? min_t(u32, RDS_RDMA_RX_FIRST, ic->i_recv_ring) :
-				ic->i_recv_ring;
-	for (i = 0; i < ic->i_recv_ring; i++) {
-		struct rds_rdma_recv *r = &ic->i_recvs[i];
+	first = ic->i_recv_ring;
+	if (fl->rnr_retry)
+		first = min_t(u32, READ_ONCE(rds_rdma_sysctl_min_recv_wr),
+			      ic->i_recv_ring);
+	for (i = 0; i < ic->i_recv_ring; i++)
+		ic->i_recvs[i].r_wr.num_sge = 1 + ic->i_frag_pages;
+	/* The top of the free stack: the slots posted first. */
+	for (i = 0; i < first; i++) {
+		u32 slot = ic->i_recv_free[ic->i_recv_nfree - 1 - i];
 
-		r->r_wr.num_sge = 1 + ic->i_frag_pages;
-		if (i < first &&
-		    rds_rdma_recv_slot_ready(ic, r, GFP_KERNEL | __GFP_ACCOUNT))
+		if (rds_rdma_recv_slot_ready(ic, &ic->i_recvs[slot],
+					     GFP_KERNEL | __GFP_ACCOUNT))
 			return -ENOMEM;
 	}
+	ic->i_recv_min = first;
+	ic->i_recv_goal = first;
 	ic->i_recv_target = first;
+	ic->i_rx_window = 0;
+	ic->i_rx_window_start = jiffies;
 	return 0;
 }
 
@@ -644,20 +740,8 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 	}
 	if (!ic->i_recvs)
 		return;
-	for (i = 0; i < ic->i_recv_ring; i++) {
-		struct rds_rdma_recv *r = &ic->i_recvs[i];
-		unsigned int k;
-
-		for (k = 0; k < RDS_RDMA_MAX_FRAG_PAGES; k++) {
-			if (!r->r_pages[k])
-				continue;
-			ib_dma_unmap_page(rds_rdma_ibdev(ic),
-					  r->r_sge[1 + k].addr, RDS_FRAG_SIZE,
-					  DMA_FROM_DEVICE);
-			rds_rdma_page_put(r->r_pages[k]);
-			r->r_pages[k] = NULL;
-		}
-	}
+	for (i = 0; i < ic->i_recv_ring; i++)
+		rds_rdma_recv_unpage(ic, &ic->i_recvs[i]);
 	if (ic->i_recv_hdrs) {
 		ib_dma_unmap_single(rds_rdma_ibdev(ic), ic->i_recv_hdrs_dma,
 				    ic->i_recv_ring * sizeof(struct rds_header),
@@ -665,6 +749,13 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 		kfree(ic->i_recv_hdrs);
 		ic->i_recv_hdrs = NULL;
 	}
+	kvfree(ic->i_recv_order);
+	ic->i_recv_order = NULL;
+	ic->i_recv_free = NULL;
 	kvfree(ic->i_recvs);
 	ic->i_recvs = NULL;
+	ic->i_recv_nfree = 0;
+	ic->i_recv_posted = 0;
+	ic->i_recv_target = 0;
+	ic->i_recv_goal = 0;
 }

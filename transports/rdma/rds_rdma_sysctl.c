@@ -3,7 +3,7 @@
  * net.rds.ib: the engine's tunables, with Linux's names and defaults,
  * max_frag_size (ours; UEK has it as a module parameter), and ha_routes
  * and ha_failback_ms (ours: rds_rdma_route.c), and heartbeat_ms (ours:
- * rds_rdma_live.c). Ring and
+ * rds_rdma_live.c), and min_recv_wr (ours: rds_rdma_recv.c). Ring and
  * fragment sizes apply to connections made after the change.
  */
 #include <linux/sysctl.h>
@@ -14,6 +14,10 @@
 
 unsigned int rds_rdma_sysctl_max_send_wr = 256;
 unsigned int rds_rdma_sysctl_max_recv_wr = 1024;
+/* Ours: receive slots a connection keeps posted while its traffic asks
+ * for no more (up to max_recv_wr), where the peer retries on RNR.
+ */
+unsigned int rds_rdma_sysctl_min_recv_wr = 32;
 unsigned int rds_rdma_sysctl_max_unsignaled_wr = 16;
 unsigned int rds_rdma_sysctl_max_frag_size = 16384;
 /* Ours: routes over other ports between two of ours (rds_rdma_route.c),
@@ -74,6 +78,15 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 	{
 		.procname	= "max_recv_wr",
 		.data		= &rds_rdma_sysctl_max_recv_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_wr_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "min_recv_wr",
+		.data		= &rds_rdma_sysctl_min_recv_wr,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
