@@ -67,6 +67,11 @@
 #               "ours:ours:ours intree:ours:ours ours:intree:ours"
 #               (Linux sends to our hog's host; ours sends to Linux past
 #               a dead c), none with --short or RDS_IMPL=intree
+#   RXMEM_PAIRS receive memory at cluster scale A:B (selftests/hosts/
+#               rx_memory.sh: host b owns 64 more addresses, host a pings
+#               each on 4 TOS values, 256 RDS/IB connections, the cost
+#               of each on both hosts; 2 GiB guests, about 70 s);
+#               default with RDS_IMPL=ours "ours:ours", none with --short
 #   HA_MODES    port failover between two of ours with two ports each
 #               (selftests/hosts/ha_route.sh, vmN.sh --nics 2 --rdma),
 #               one boot running the modes in turn: "on" (routes: the
@@ -202,6 +207,22 @@ twohost_rdma_boot() {	# ib|iw A:B
 	emit "# two hosts over $what ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
 }
 
+# 256 RDS/IB connections from one host to 64 addresses of the other,
+# and what each costs (selftests/hosts/rx_memory.sh).
+rxmem_boot() {	# A:B
+	local a=${1%%:*} b=${1##*:} out log rc t0
+	out=$RESULTS/rx-memory-$a-$b
+	log=$out.log
+	t0=$(date +%s)
+	scripts/vm/vm2.sh --rdma --mem 2048 --impl-a "$a" --impl-b "$b" --timeout 900 \
+		--out "$out" -- "$(guest_cmd rx_memory)" > "$log" 2>&1
+	rc=$?
+	merge_show "$out/a/results.tap" "receive memory ($a <-> $b), a: "
+	merge_show "$out/b/results.tap" "receive memory ($a <-> $b), b: "
+	result "$rc" "receive-memory boot ($a <-> $b) finished with clean kernel logs (vm2.sh exit $rc)" "$log"
+	emit "# receive memory ($a <-> $b): $(($(date +%s) - t0)) s wall for both boots and the test"
+}
+
 # Messages queued while the peer is unreachable, their sockets closed,
 # arrive once it is back: both hosts take turns losing their link (QEMU's
 # set_link, served by vm2.sh), over every transport.
@@ -274,6 +295,15 @@ for pair in "${IW_PAIRS[@]}"; do
 	case "$pair" in
 	ours:ours) twohost_rdma_boot iw "$pair" ;;
 	*) result 1 "iWARP pair '$pair': only ours:ours (Linux has no RDS over iWARP)" ;;
+	esac
+done
+rxmem_default=""
+[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && rxmem_default="ours:ours"
+read -ra RXMEM_PAIRS <<< "${RXMEM_PAIRS-$rxmem_default}"
+for pair in "${RXMEM_PAIRS[@]}"; do
+	case "$pair" in
+	ours:ours|ours:intree|intree:ours) rxmem_boot "$pair" ;;
+	*) result 1 "receive memory pair '$pair' is A:B with A and B ours or intree" ;;
 	esac
 done
 fc_default=""
