@@ -225,6 +225,17 @@ if [ "${ADDR_CHURN:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ] &&
 		 done) > /dev/null 2>&1 &
 		ping_pids+=" $!"
 	done
+	# Bursts of 16 pings in flight, then quiet, on a connection of its
+	# own (TOS 5): its receive slots' goal grows and shrinks
+	# (rds_rdma_recv.c, from the smallest min_recv_wr) while the moves
+	# drop it and the fuzzers run.
+	sysctl -qw net.rds.ib.min_recv_wr=8 2>/dev/null
+	(while [ ! -e /tmp/addr.stop ]; do
+		"$REPO/tools/rds-ping" -c 64 -n 16 -i 0.001 -W 1 -Q 5 \
+			--transport ib -I 10.99.0.2 10.99.0.1
+		sleep 1.5
+	 done) > /dev/null 2>&1 &
+	ping_pids+=" $!"
 	(trap 'echo "$churn_moves" > /tmp/addr.moves; exit 0' TERM
 	 while :; do
 		addr_move eth0 rdsmv
@@ -336,7 +347,7 @@ rds_holders() {
 # What the fuzzers reached on the transports (their counters go with the
 # modules below): connections made and reset, IB rings grown, CM events.
 "$REPO/tools/rds-info" -c 2>/dev/null |
-	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
+	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_rx_ring_shrunk|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
 	     END { print "" }' | sed 's/^/# fuzz reach: /'
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue

@@ -66,7 +66,7 @@ fi
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 vmopts+=(--append "$append")
-make -C "$tree" -s modules selftests > "$RESULTS/build.log" 2>&1 ||
+make -C "$tree" -s modules tools selftests > "$RESULTS/build.log" 2>&1 ||
 	{ tail -n 30 "$RESULTS/build.log"; die "build failed"; }
 
 fargs=()
