@@ -225,17 +225,6 @@ if [ "${ADDR_CHURN:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ] &&
 		 done) > /dev/null 2>&1 &
 		ping_pids+=" $!"
 	done
-	# Bursts of 16 pings in flight, then quiet, on a connection of its
-	# own (TOS 5): its receive slots' goal grows and shrinks
-	# (rds_rdma_recv.c, from the smallest min_recv_wr) while the moves
-	# drop it and the fuzzers run.
-	sysctl -qw net.rds.ib.min_recv_wr=8 2>/dev/null
-	(while [ ! -e /tmp/addr.stop ]; do
-		"$REPO/tools/rds-ping" -c 64 -n 16 -i 0.001 -W 1 -Q 5 \
-			--transport ib -I 10.99.0.2 10.99.0.1
-		sleep 1.5
-	 done) > /dev/null 2>&1 &
-	ping_pids+=" $!"
 	(trap 'echo "$churn_moves" > /tmp/addr.moves; exit 0' TERM
 	 while :; do
 		addr_move eth0 rdsmv
@@ -247,10 +236,33 @@ if [ "${ADDR_CHURN:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ] &&
 	addr_pid=$!
 fi
 
+# Bursts of 16 pings in flight, then quiet, on a connection of its own
+# (TOS 5) whenever RDS/IB runs here, with or without the address moves
+# above (the debug kernel has no dummy interfaces): its receive slots'
+# goal grows and shrinks (rds_rdma_recv.c, from the smallest
+# min_recv_wr) while the fuzzers run and, if they run, the moves drop
+# it. Each run of rds-ping sends 64 (four bursts) and prints its counts.
+burst_pid=""
+if [ "${BURST_PING:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ]; then
+	rm -f /tmp/burst.stop
+	sysctl -qw net.rds.ib.min_recv_wr=8 2>/dev/null
+	# A run takes seconds; timeout (SIGTERM: it still prints its
+	# counts) keeps one stuck in the kernel from holding up the end.
+	(while [ ! -e /tmp/burst.stop ]; do
+		timeout 30 "$REPO/tools/rds-ping" -c 64 -n 16 -i 0.001 -W 1 \
+			-Q 5 --transport ib -I 10.99.0.2 10.99.0.1
+		sleep 1.5
+	 done) > /tmp/burst.log 2>&1 &
+	burst_pid=$!
+fi
+
 (cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
 	> "$OUT/rds-fuzz.log" 2>&1
 frc=$?
 kill "$wpid" "$hbpid" 2>/dev/null
+# The burst pinger ends after its current run (64 pings, a few seconds
+# at most), sooner if the rds-ping below stops it.
+touch /tmp/burst.stop
 if [ -n "$addr_pid" ]; then
 	kill "$addr_pid"
 	touch /tmp/addr.stop
@@ -262,6 +274,14 @@ if [ -n "$addr_pid" ]; then
 	ip addr replace 10.99.0.2/24 dev eth0
 	ip -6 addr replace fd99::1/64 dev eth0 nodad
 	echo "# address moves beside the fuzzers: $(cat /tmp/addr.moves 2>/dev/null)"
+fi
+if [ -n "$burst_pid" ]; then
+	wait "$burst_pid"
+	cp /tmp/burst.log "$OUT/burst-ping.log"
+	# One statistics line a run: "N sent, M received, ...".
+	awk '/ sent, .* received/ { runs++; sent += $1; got += $3; if ($1 == $3) full++ }
+	     END { printf "# burst pinger (TOS 5, 16 in flight): %d runs of 64, %d fully answered; %d pings sent, %d answered\n",
+			  runs, full, sent, got }' /tmp/burst.log
 fi
 wrc=0
 if [ -n "$wire_pid" ]; then
@@ -345,9 +365,11 @@ rds_holders() {
 	done
 }
 # What the fuzzers reached on the transports (their counters go with the
-# modules below): connections made and reset, IB rings grown, CM events.
+# modules below): connections made and reset, IB rings grown and shrunk,
+# CM events; and invalidations that timed out, whose regions stay
+# allocated for good by design (rds_rdma_mr.c): kmemleak reports them.
 "$REPO/tools/rds-info" -c 2>/dev/null |
-	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_rx_ring_shrunk|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
+	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_rx_ring_shrunk|ib_rdma_mr_timeout|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
 	     END { print "" }' | sed 's/^/# fuzz reach: /'
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue

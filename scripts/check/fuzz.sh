@@ -16,7 +16,9 @@
 # Environment: FUZZ_SECONDS, FUZZ_SEED (rds-fuzz --seed), FUZZ_ARGS (more
 # rds-fuzz options, e.g. "--procs 3 --threads 4 --avoid-known"),
 # TRINITY_SEED, TRINITY_CHILDREN, FUZZ_RESULTS (default results/fuzz),
-# FUZZ_APPEND (more kernel command line), TRINITY=0 (rds-fuzz alone).
+# FUZZ_APPEND (more kernel command line), TRINITY=0 (rds-fuzz alone),
+# WIRE_FUZZ=0, ADDR_CHURN=0, BURST_PING=0 (leave out the wire fuzzer, the
+# address moves, the burst pinger).
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$REPO" || exit 1
@@ -77,6 +79,8 @@ guest="$(printf '%q ' env \
 	RDS_LOGSCAN_IGNORE="${RDS_LOGSCAN_IGNORE:-}" \
 	TRINITY_SEED="${TRINITY_SEED:-}" \
 	TRINITY_CHILDREN="${TRINITY_CHILDREN:-2}" TRINITY="${TRINITY:-1}" \
+	WIRE_FUZZ="${WIRE_FUZZ:-1}" ADDR_CHURN="${ADDR_CHURN:-1}" \
+	BURST_PING="${BURST_PING:-1}" \
 	scripts/check/fuzz-guest.sh "$SECS" "${fargs[@]}")"
 echo "# fuzz: $SECS s of trinity + rds-fuzz as nobody; results in $RESULTS"
 "$tree/scripts/vm/vm.sh" "${vmopts[@]}" -- "$guest" 2>&1 | tee "$RESULTS/console.log"
