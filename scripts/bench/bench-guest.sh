@@ -27,6 +27,13 @@ SCENARIOS=(
 	"rdma-read:-t 1 -d 4 -q 256 -a 64 -D 65536 -M 1"
 	"rdma-write:-t 1 -d 4 -q 256 -a 64 -D 65536 -M 2"
 )
+# many-peers (ib only): what many-sockets carries (16 tasks, each with 4
+# requests of 256 bytes in flight) spread over 16 RDS connections
+# instead of one: the passive side gets 16 more addresses on the
+# device's interface and 16 rds-stress pairs, one task each, run at once,
+# each from the active address to one of them. The row sums their rates.
+MANY_PEERS=16
+MANY_PEERS_OPTS="-t 1 -d 4 -q 256 -a 64"
 CSV=$OUT/runs.csv
 echo "impl,transport,scenario,run,status,tx_per_s,rx_per_s,kbytes_per_s,rtt_usec,tx_usec_per_call,error" > "$CSV"
 port=5000
@@ -44,37 +51,117 @@ endpoints() {
 	esac
 }
 
-# JSON of one active run -> CSV fields, dropping the warm-up intervals.
-summarize() {	# FILE ERRFILE RC
-	python3 - "$@" "$WARMUP" <<'PY'
+# JSON of active runs -> CSV fields, dropping WARM intervals of each.
+# Several runs (pairs that ran at once) add up their rates; their round
+# trips and times per call are averaged over the pairs. One that failed
+# fails the row, with its error.
+summarize() {	# WARM FILE ERRFILE RC [FILE ERRFILE RC...]
+	python3 - "$@" <<'PY'
 import json, sys
-path, errpath, rc, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-err = open(errpath).read().strip().replace(",", ";").replace("\n", " ")
-try:
-    d = json.load(open(path))
-except Exception as e:
-    print("error,,,,,,%s" % (err or "no JSON output (exit %d)" % rc)[:200])
-    sys.exit(0)
-if d.get("status") != "ok":
-    print("%s,,,,,,%s" % (d.get("status", "error"),
-          (d.get("error") or err or "exit %d" % rc).replace(",", ";")[:200]))
-    sys.exit(0)
-iv = d["intervals"][warm:]
-if not iv:
-    print("error,,,,,,no intervals after the warm-up")
-    sys.exit(0)
-def mean(k):
-    return sum(i[k] for i in iv) / len(iv)
-rtts = [i["rtt_usec"] for i in iv if i["rtt_usec"] > 0]
-# RDMA: each message this side sends (a request, or an ack serving the
-# peer's request) stands for one RDMA of rdma_bytes somewhere in the
-# pair. Not rds-stress's own RDMA columns: those count only the acks this
-# side sends, so they move with how the two sides share the work.
-rdma = mean("tx_per_s") * d["options"].get("rdma_bytes", 0) / 1024
-print("ok,%.1f,%.1f,%.1f,%.2f,%.2f," % (mean("tx_per_s"), mean("rx_per_s"),
-      mean("tx_rx_kbytes_per_s") + rdma, sum(rtts) / len(rtts) if rtts else 0,
-      mean("tx_usec_per_call")))
+warm, args = int(sys.argv[1]), sys.argv[2:]
+runs = [args[i:i + 3] for i in range(0, len(args), 3)]
+tot = {"tx": 0.0, "rx": 0.0, "kb": 0.0}
+rtt, call = [], []
+for n, (path, errpath, rc) in enumerate(runs):
+    rc = int(rc)
+    who = "pair %d of %d: " % (n + 1, len(runs)) if len(runs) > 1 else ""
+    err = open(errpath).read().strip().replace(",", ";").replace("\n", " ")
+    try:
+        d = json.load(open(path))
+    except Exception as e:
+        print("error,,,,,,%s" % (who + (err or "no JSON output (exit %d)" % rc))[:200])
+        sys.exit(0)
+    if d.get("status") != "ok":
+        print("%s,,,,,,%s" % (d.get("status", "error"),
+              (who + (d.get("error") or err or "exit %d" % rc)).replace(",", ";")[:200]))
+        sys.exit(0)
+    iv = d["intervals"][warm:]
+    if not iv:
+        print("error,,,,,,%sno intervals after the warm-up" % who)
+        sys.exit(0)
+    def mean(k):
+        return sum(i[k] for i in iv) / len(iv)
+    rtts = [i["rtt_usec"] for i in iv if i["rtt_usec"] > 0]
+    # RDMA: each message this side sends (a request, or an ack serving
+    # the peer's request) stands for one RDMA of rdma_bytes somewhere in
+    # the pair. Not rds-stress's own RDMA columns: those count only the
+    # acks this side sends, so they move with how the two sides share
+    # the work.
+    rdma = mean("tx_per_s") * d["options"].get("rdma_bytes", 0) / 1024
+    tot["tx"] += mean("tx_per_s")
+    tot["rx"] += mean("rx_per_s")
+    tot["kb"] += mean("tx_rx_kbytes_per_s") + rdma
+    rtt.append(sum(rtts) / len(rtts) if rtts else 0)
+    call.append(mean("tx_usec_per_call"))
+print("ok,%.1f,%.1f,%.1f,%.2f,%.2f," % (tot["tx"], tot["rx"], tot["kb"],
+      sum(rtt) / len(rtt), sum(call) / len(call)))
 PY
+}
+
+# The many-peers row (MANY_PEERS above) on TRANSPORT: 16 more addresses
+# PREFIX.101... on DEV for the passive sides, one rds-stress pair to each
+# from LADDR, all at once. The connections are made first, by a ping
+# from LADDR to each: with both rds-stress sides sending at once, both
+# ends of a new connection connect, and Linux's RDS/IB resolves that
+# race by rejecting and retrying (seconds, for one of 16 more than a
+# run lasted). One more second is dropped than in the other rows: the
+# pairs start one after another. The addresses go again afterwards.
+many_peers() {	# TRANSPORT DEV PREFIX LADDR [rds-stress options...]
+	local tr=$1 dev=$2 prefix=$3 laddr=$4 run k p warm=$((WARMUP + 1))
+	local apids ppids fields rc files
+	shift 4
+	for k in $(seq "$MANY_PEERS"); do
+		ip addr add "$prefix.$((100 + k))/24" dev "$dev" || {
+			echo "$IMPL,$tr,many-peers,1,error,,,,,,cannot add $prefix.$((100 + k)) to $dev" |
+				tee -a "$CSV"
+			return 1
+		}
+	done
+	ppids=()
+	for k in $(seq "$MANY_PEERS"); do
+		(for _ in 1 2 3 4 5 6; do
+			tools/rds-ping -c 1 -W 5 -I "$laddr" --transport "$tr" \
+				"$prefix.$((100 + k))" > /dev/null 2>&1 && break
+		 done) &
+		ppids+=($!)
+	done
+	wait "${ppids[@]}"
+	for run in $(seq "$RUNS"); do
+		port=$((port + 200))
+		apids=() ppids=() files=()
+		for k in $(seq "$MANY_PEERS"); do
+			tools/rds-stress -r "$prefix.$((100 + k))" -p $((port + 4 * k)) \
+				> "/tmp/peer$k.passive.log" 2>&1 &
+			ppids+=($!)
+		done
+		for k in $(seq "$MANY_PEERS"); do
+			# shellcheck disable=SC2086
+			timeout $((SECONDS_MEASURED + warm + 60)) tools/rds-stress \
+				-r "$laddr" -s "$prefix.$((100 + k))" -p $((port + 4 * k)) \
+				$MANY_PEERS_OPTS "$@" -T $((SECONDS_MEASURED + warm)) --json \
+				> "/tmp/peer$k.json" 2> "/tmp/peer$k.err" &
+			apids+=($!)
+		done
+		for k in $(seq "$MANY_PEERS"); do
+			wait "${apids[k - 1]}"
+			rc=$?
+			files+=("/tmp/peer$k.json" "/tmp/peer$k.err" "$rc")
+		done
+		# As above: a passive whose active failed early waits for ever.
+		for p in "${ppids[@]}"; do
+			for _ in $(seq 50); do
+				kill -0 "$p" 2>/dev/null || break
+				sleep 0.1
+			done
+			kill "$p" 2>/dev/null
+			wait "$p"
+		done
+		fields=$(summarize "$warm" "${files[@]}")
+		echo "$IMPL,$tr,many-peers,$run,$fields" | tee -a "$CSV"
+	done
+	for k in $(seq "$MANY_PEERS"); do
+		ip addr del "$prefix.$((100 + k))/24" dev "$dev"
+	done
 }
 
 # The raw verbs ceiling for the rdma-write row: perftest's ib_write_bw,
@@ -161,11 +248,13 @@ for tr in $TRANSPORTS; do
 			done
 			kill "$ppid" 2>/dev/null
 			wait "$ppid"
-			fields=$(summarize /tmp/active.json /tmp/active.err $rc)
+			fields=$(summarize "$WARMUP" /tmp/active.json /tmp/active.err $rc)
 			echo "$IMPL,$tr,$name,$run,$fields" | tee -a "$CSV"
 		done
 	done
 	[ "$tr" = tcp ] && netns_pair_down
+	# shellcheck disable=SC2086
+	[ "$tr" = ib ] && many_peers ib eth0 10.99.0 "$laddr" $extra
 	[ "$tr" = ib ] && perftest_write ib rxe0 "$laddr" "$faddr"
 	[ "$tr" = iwarp ] && perftest_write iwarp siw0 "$laddr" "$faddr"
 done

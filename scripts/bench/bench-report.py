@@ -90,6 +90,27 @@ def ceiling(summary):
     return [""] + out if out else []
 
 
+def per_connection(summary):
+    """many-peers carries many-sockets' load (16 tasks, 4 requests of 256
+    bytes in flight each) over 16 RDS connections instead of one: its
+    tx/s as a share of many-sockets' in the same boot is what spreading
+    the traffic over connections costs each implementation."""
+    out = []
+    for tr in sorted({k[0] for k in summary}):
+        p, s = summary.get((tr, "many-peers")), summary.get((tr, "many-sockets"))
+        if not p or not s:
+            continue
+        parts = []
+        for impl in IMPLS:
+            pc, sc = p.get(impl), s.get(impl)
+            if pc and sc and pc["ok"] and sc["ok"] and sc["tx_per_s"]:
+                parts.append("%s %.2f" % (impl, pc["tx_per_s"] / sc["tx_per_s"]))
+        if parts:
+            out.append("%s many-peers (16 connections) tx/s over many-sockets' (one): %s" %
+                       (tr, "; ".join(parts)))
+    return [""] + out if out else []
+
+
 def main():
     outdir, paths = sys.argv[1], sys.argv[2:]
     summary = summarize(load(paths))
@@ -128,6 +149,7 @@ def main():
                 k[0], k[1], label, fmt(cells.get("ours"), m, notes),
                 fmt(cells.get("intree"), m, notes), ratio(cells, m)))
     lines += ceiling(summary)
+    lines += per_connection(summary)
     if notes:
         lines.append("")
         lines += ["[%d] %s" % (i + 1, e) for i, e in enumerate(notes)]
