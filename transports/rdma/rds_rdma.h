@@ -61,9 +61,13 @@
 
 /* RDMA operations of one connection in flight, and the work requests
  * they may use between them (rdma_rw splits a vector into several).
+ * The default send queue is then 511 requests: the ring (256), four of
+ * ours, these 187 and the one per context rdma_rw adds itself (64 over
+ * IB). Soft devices round a queue up to a power of two with a slot
+ * spare: 580 cost rxe twice the memory.
  */
 #define RDS_RDMA_MAX_CTXS	64
-#define RDS_RDMA_RW_WRS		256
+#define RDS_RDMA_RW_WRS		187
 
 /* Protocol minor versions we speak (3.0 and 3.1); a Linux peer sends it. */
 #define RDS_RDMA_MINOR_MASK	0x0003
