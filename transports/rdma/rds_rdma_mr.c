@@ -26,6 +26,7 @@
  * (rds_rdma_regqp_ready()). A connection's i_cm_mutex is taken alone,
  * before any of them, to read its route (rds_rdma_mr_laddr()).
  */
+#include <linux/kmemleak.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
@@ -254,6 +255,8 @@ static int rds_rdma_frmr_post(struct rds_rdma_dev *dev,
 			rds_rdma_stat_inc(RDS_RDMA_STAT_MR_TIMEOUT);
 			rds_rdma_regqp_set_broken(dev->regqp);
 			f->f_stuck = true;
+			/* Kept for good on purpose: not a leak to report. */
+			kmemleak_not_leak(f);
 			ib_dereg_mr(f->f_mr);
 			f->f_mr = NULL;
 			if (f->f_nents)
