@@ -9,14 +9,19 @@
 # not dropped: see mem_kib) per connection, and ours its receive pages
 # (ib_rx_pages_held); the time from the first ping to the last pong.
 # Asserted for ours (host b's RDS_IMPL): every ping answered; every
-# connection up over IB; at most RX_PAGES receive pages per connection
-# (net.rds.ib.min_recv_wr slots of a 16 KiB fragment's 4 pages: a quiet
-# connection keeps its minimum); at most RX_KIB of MemAvailable per
-# connection on host b; all connected within SETUP_S. With Linux's RDS on
-# host b the same figures are printed, for the comparison, not judged.
+# connection up over IB; receive pages within the budget: with an SRQ
+# (net.rds.ib.srq, the default) at most the SRQ's srq_max_wr slots of a
+# 16 KiB fragment's 4 pages for all connections together, without one
+# at most min_recv_wr slots' pages per connection (a quiet connection
+# keeps its minimum); at most RX_KIB of MemAvailable per connection on
+# host b; all connected within SETUP_S. With Linux's RDS on host b the
+# same figures are printed, for the comparison, not judged.
 #
 #	scripts/vm/vm2.sh --rdma --mem 2048 --impl-a ours --impl-b ours -- \
 #		RDS_SUITE=hosts selftests/run.sh =rx_memory
+#
+# RDS_RXMEM_SRQ=0 makes ours post a ring per connection (net.rds.ib.srq
+# 0) instead of sharing the device's receive queue.
 #
 # Both hosts raise net.rds.peer_max_connections (where there is one) to
 # hold that many connections from one peer address. Outside a two-host
@@ -30,10 +35,12 @@ cd "$(dirname "$0")/.." || exit 1
 ADDRS=${RDS_RXMEM_ADDRS:-64}
 read -ra TOSES <<< "${RDS_RXMEM_TOS:-0 1 2 3}"
 CONNS=$((ADDRS * ${#TOSES[@]}))
-# Budgets for ours (Documentation/transports.rst, "Receive memory").
-# 2.0 MiB measured, 1.1 of it rxe's queues (transports.rst); before, the
-# receive pages alone were 16 MiB.
-RX_KIB=2560
+# Budgets for ours (Documentation/transports.rst, "Receive memory"):
+# 1/16 of the 17.4 MiB a connection cost before 2026-11-28 with an SRQ
+# (0.5 MiB measured, most of it rxe's queues), 2 MiB without (1.7).
+SRQ=${RDS_RXMEM_SRQ:-1}
+RX_KIB=1113
+[ "$SRQ" = 1 ] || RX_KIB=2048
 SETUP_S=$((CONNS / 2 + 30))
 twohost_begin rx-memory
 
@@ -71,6 +78,9 @@ setup() {
 		if loaded $m; then rmmod $m || return 1; fi
 	done
 	modprobe rds_rdma || return 1
+	if [ -e /proc/sys/net/rds/ib/srq ]; then
+		sysctl -qw net.rds.ib.srq="$SRQ" || return 1
+	fi
 	[ -e /proc/sys/net/rds/peer_max_connections ] &&
 		sysctl -qw net.rds.peer_max_connections=$((CONNS * 2))
 	rds_impl_matches rds_rdma
@@ -144,9 +154,16 @@ report() {
 	[ "$up" -ge "$CONNS" ] ||
 		{ echo "want $CONNS up"; "$RDS_TOOLS/rds-info" -p | head -n 8; return 1; }
 	[ "${RDS_IMPL:-}" = ours ] || return 0
-	min=$(sysctl -n net.rds.ib.min_recv_wr)
-	[ "$per_pages" -le $((min * 4)) ] ||
-		{ echo "more than $((min * 4)) receive pages a connection"; return 1; }
+	if [ "$SRQ" = 1 ]; then
+		min=$(sysctl -n net.rds.ib.srq_max_wr)
+		echo "SRQ: ib_srq_created $(counter ib_srq_created), ib_srq_posted $(counter ib_srq_posted) (srq_max_wr $min)"
+		[ $((pages1 - pages0)) -le $((min * 4)) ] ||
+			{ echo "more than the SRQ's $((min * 4)) receive pages"; return 1; }
+	else
+		min=$(sysctl -n net.rds.ib.min_recv_wr)
+		[ "$per_pages" -le $((min * 4)) ] ||
+			{ echo "more than $((min * 4)) receive pages a connection"; return 1; }
+	fi
 	[ "$ROLE" = a ] || [ "$per_kib" -le "$RX_KIB" ] ||
 		{ echo "more than $RX_KIB KiB a connection"; return 1; }
 }

@@ -33,7 +33,10 @@ A4=10.99.0.1 B4=10.99.0.2 A6=fd99::1 B6=fd99::2
 # A pair of its own for the small rings: its connections are new, so
 # their queue pairs take the ring sizes set just before.
 C4=10.99.0.3 D4=10.99.0.4
-PLAN=29
+# And one for the SRQ of 8 slots, whose address goes away under traffic:
+# no quiet connection of another test on it notices that later.
+E4=10.99.0.5 F4=10.99.0.6
+PLAN=33
 
 # What the guest loaded (vm.sh: rds rds_loop rds_tcp rds_rdma rds_iwarp;
 # Linux's set has no rds_iwarp).
@@ -48,6 +51,8 @@ cleanup() {
 		rdma link add rxe0 type rxe netdev eth0 2>/dev/null
 	ip addr del $C4/24 dev eth0 2>/dev/null
 	ip addr del $D4/24 dev eth0 2>/dev/null
+	ip addr del $E4/24 dev eth0 2>/dev/null
+	ip addr del $F4/24 dev eth0 2>/dev/null
 	# A reload leaves no IB connection behind: later programs count
 	# the core's connections (loop_unload wants none at all).
 	{ restore_modules && ib_unload && restore_modules; } >/dev/null 2>&1
@@ -97,12 +102,22 @@ ib_rings() {
 }
 
 # Ours keeps net.rds.ib.min_recv_wr receive slots posted on a quiet
-# connection and more as its traffic asks (rds_rdma_recv.c): two new
-# connections (TOS 7, each way, 16 KiB fragments: 4 pages a slot) hold
-# at most their minimum's pages after a ping; a stream on them grows
-# their goal (ib_rx_ring_grown) and arrives whole; quiet seconds after
-# it halve the goal again (ib_rx_ring_shrunk) and give pages back.
+# connection without an SRQ and more as its traffic asks
+# (rds_rdma_recv.c): two new connections (TOS 7, each way, 16 KiB
+# fragments: 4 pages a slot, net.rds.ib.srq 0) hold at most their
+# minimum's pages after a ping; a stream on them grows their goal
+# (ib_rx_ring_grown) and arrives whole; quiet seconds after it halve the
+# goal again (ib_rx_ring_shrunk) and give pages back.
 rings_follow_traffic() {
+	local rc
+	sysctl -qw net.rds.ib.srq=0 || return 1
+	rings_follow_traffic_on
+	rc=$?
+	sysctl -qw net.rds.ib.srq=1
+	return $rc
+}
+
+rings_follow_traffic_on() {
 	local min p0 p1 p2 p3 g0 g1 s0 s1 port i
 	min=$(sysctl -n net.rds.ib.min_recv_wr)
 	p0=$(counter ib_rx_pages_held)
@@ -130,6 +145,90 @@ rings_follow_traffic() {
 	p3=$(counter ib_rx_pages_held)
 	echo "quiet: ib_rx_ring_shrunk ${s0:-?} -> ${s1:-?}, ib_rx_pages_held ${p2:-?} -> ${p3:-?}"
 	[ $((s1 - s0)) -gt 0 ] && [ "$p3" -lt "$p2" ]
+}
+
+# With net.rds.ib.srq on (the default) queue pairs share their device's
+# receive queue (rds_rdma_srq.c), paced like a connection's ring: two
+# new connections (TOS 8) add no receive pages of their own; a stream on
+# them grows the SRQ (ib_srq_grown, ib_srq_posted past srq_min_wr) and
+# arrives whole; quiet seconds shrink it again (ib_srq_shrunk).
+srq_follows_traffic() {
+	local min c0 p0 p1 q1 q2 q3 g0 g1 s0 s1 port i
+	min=$(sysctl -n net.rds.ib.srq_min_wr)
+	c0=$(counter ib_srq_created)
+	p0=$(counter ib_rx_pages_held)
+	g0=$(counter ib_srq_grown)
+	s0=$(counter ib_srq_shrunk)
+	rds_ping_all "" 1 -Q 8 -I $A4 $B4 > /dev/null || { echo "no pong on TOS 8"; return 1; }
+	sleep 1
+	p1=$(counter ib_rx_pages_held)
+	q1=$(counter ib_srq_posted)
+	echo "ib_srq_created ${c0:-?}; ib_rx_pages_held ${p0:-?} -> ${p1:-?} with two new quiet connections; ib_srq_posted ${q1:-?} (srq_min_wr $min)"
+	[ "${c0:-0}" -ge 1 ] && [ -n "$p0" ] && [ $((p1 - p0)) -le 16 ] || return 1
+	port=$(rds_session_port)
+	rds_stress_pair "" "" "srq$port" "$port" "$B4" "$A4" \
+		-t 2 -d 16 -q 8192 -T 3 -Q 8 > "$RDS_TOOLS_WORK/srq.out" 2>&1 ||
+		{ cat "$RDS_TOOLS_WORK/srq.out"; echo "rds-stress on TOS 8 failed"; return 1; }
+	g1=$(counter ib_srq_grown)
+	q2=$(counter ib_srq_posted)
+	echo "after 3 s of rds-stress -d 16: ib_srq_grown ${g0:-?} -> ${g1:-?}, ib_srq_posted ${q2:-?}"
+	[ $((g1 - g0)) -gt 0 ] && [ "$q2" -gt "$min" ] || return 1
+	for ((i = 0; i < 4; i++)); do
+		sleep 1.2
+		rds_ping_all "" 1 -Q 8 -I $A4 $B4 > /dev/null
+	done
+	s1=$(counter ib_srq_shrunk)
+	q3=$(counter ib_srq_posted)
+	echo "quiet: ib_srq_shrunk ${s0:-?} -> ${s1:-?}, ib_srq_posted ${q2:-?} -> ${q3:-?}"
+	[ $((s1 - s0)) -gt 0 ] && [ "$q3" -lt "$q2" ]
+}
+
+# An SRQ of 8 slots (a new one: 8 KiB fragments have none yet) under
+# four senders of up to 1 MiB on new connections ($E4 and $F4), the peer's
+# address taken away and back twice meanwhile so that queue pairs die
+# holding slots: everything arrives once, in order, intact; the SRQ ran
+# dry (rxe answered SENDs with RNR NAKs) and what dying queue pairs held
+# came back (a stream after it still flows through the 8 slots).
+tiny_srq() {
+	sysctl -qw net.rds.ib.srq_max_wr=8 net.rds.ib.srq_min_wr=8 || return 1
+	frag_size 8192
+	ip addr add $E4/24 dev eth0 && ip addr add $F4/24 dev eth0 || return 1
+	sleep 1		# rxe's GIDs for them (small_rings)
+	wirecheck $E4 $F4 4 "$MSGS" 0 0 bounce_addr
+}
+
+bounce_addr() {	# under traffic: the receiver's address goes, twice
+	local i
+	for i in 1 2; do
+		sleep 1
+		ip addr del $F4/24 dev eth0
+		sleep 0.5
+		ip addr add $F4/24 dev eth0
+		echo "$F4 away and back ($i)"
+	done
+}
+
+# RNR NAKs rxe0 sent: SENDs that found no receive posted.
+rnr_naks() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/send_rnr_err 2>/dev/null
+}
+
+rnr_grew() {	# BEFORE
+	local now
+	now=$(rnr_naks)
+	echo "rxe0 send_rnr_err $1 -> ${now:-missing}; ib_srq_empty $(counter ib_srq_empty)"
+	[ -n "$now" ] && [ "$now" -gt "${1:-0}" ]
+}
+
+# Where the last bounce caught $E4's side with nothing to send, its queue
+# pair outlived the peer's: its heartbeat notices within 10 s, and the
+# stream after the bounce may see that reset.
+settling() { echo "$E4's side may still find its peer gone (heartbeat)"; }
+
+tiny_srq_after() {
+	wirecheck $E4 $F4 2 "$MSGS" 0 0 settling || return 1
+	echo "ib_srq_lost $(counter ib_srq_lost), ib_srq_unordered $(counter ib_srq_unordered)"
+	[ "$(counter ib_srq_unordered)" = 0 ]
 }
 
 ping_ib() {	# LOCAL PEER: 3 of 3, and the connection is IB
@@ -343,8 +442,16 @@ our_sges() {
 	ib_sges "$@"
 }
 
+# our_srq 0|1: net.rds.ib.srq (ours only; Linux has no SRQ).
+our_srq() {
+	[ "${RDS_IMPL:-ours}" = ours ] || return 0
+	sysctl -qw net.rds.ib.srq="$1"
+}
+
 small_rings() {
-	sysctl -w net.rds.ib.max_send_wr=8 net.rds.ib.max_recv_wr=8 &&
+	# A ring of 8 receives of its own, not a slot of an SRQ.
+	our_srq 0 &&
+		sysctl -w net.rds.ib.max_send_wr=8 net.rds.ib.max_recv_wr=8 &&
 		frag_size 8192 || return 1
 	ip addr add $C4/24 dev eth0 && ip addr add $D4/24 dev eth0 || return 1
 	# rxe adds the new addresses' GIDs from a notifier; the first
@@ -562,8 +669,11 @@ tap_check "rds-info -I lists both connections with their ring sizes and GIDs" bo
 if [ "${RDS_IMPL:-ours}" = ours ]; then
 	tap_check "receive slots follow the traffic: a quiet connection holds min_recv_wr, a stream grows it, quiet halves it" \
 		rings_follow_traffic
+	tap_check "with an SRQ: new connections hold no slots of their own, a stream grows the SRQ, quiet shrinks it" \
+		srq_follows_traffic
 else
 	tap_skip "receive slots follow the traffic" "ours only"
+	tap_skip "SRQ follows the traffic" "ours only"
 fi
 if [ "${RDS_IMPL:-ours}" = ours ]; then
 	tap_check "a local user's RDMA CM request posing as $A4 is refused" cm_local_spoof
@@ -605,6 +715,19 @@ tap_check "rings of 8, 8 KiB fragments, 1 MiB messages: exactly once, in order, 
 tap_check "... and the send ring ran full (ib_tx_ring_full grew)" \
 	grew ib_tx_ring_full "$r0"
 sysctl -qw net.rds.ib.max_send_wr=256 net.rds.ib.max_recv_wr=1024
+if [ "${RDS_IMPL:-ours}" = ours ]; then
+	sysctl -qw net.rds.ib.srq=1
+	n0=$(rnr_naks)
+	tap_check "an SRQ of 8 slots, 4 senders of up to 1 MiB, the receiver's address away twice: exactly once, in order, intact" \
+		tiny_srq
+	tap_check "... and the SRQ ran dry (rxe0 sent RNR NAKs)" rnr_grew "$n0"
+	tap_check "... and a stream after it still flows through the 8 slots" tiny_srq_after
+	sysctl -qw net.rds.ib.srq_max_wr=1024 net.rds.ib.srq_min_wr=64
+else
+	tap_skip "an SRQ of 8 slots" "ours only"
+	tap_skip "the SRQ ran dry" "ours only"
+	tap_skip "a stream after it" "ours only"
+fi
 frag_size 16384
 echo "# $((SECONDS - t0)) s: hog, small rings"
 c0=$(counter conn_reset)

@@ -82,6 +82,13 @@
  * RDS_FRAG_SIZE pages, so a fragment is up to this many of them.
  */
 #define RDS_RDMA_MAX_FRAG_PAGES	4
+/* Fragment sizes: 1, 2 or 4 pages. */
+#define RDS_RDMA_FRAG_ORDERS	3
+
+/* Receive completions a queue pair on an SRQ may have waiting: past
+ * them the device fails it (rds_rdma_srq.c).
+ */
+#define RDS_RDMA_SRQ_CQ		511
 
 /*
  * Connection private data. Linux's layout: the two addresses, then a
@@ -252,6 +259,9 @@ struct rds_rdma_regqp;
  * @port_err: ports that went down, bit (port - 1)
  * @rcu: the structure is freed after a grace period: connection walkers
  *	 read a connection's i_dev under the RCU read lock
+ * @srq_mutex: serializes making @srq's queues
+ * @srq: its shared receive queues by fragment size (order of pages),
+ *	made on first use (rds_rdma_srq.c)
  */
 struct rds_rdma_dev {
 	struct ib_device	*ibdev;
@@ -274,6 +284,8 @@ struct rds_rdma_dev {
 	struct work_struct	port_w;
 	unsigned long		port_err;
 	struct rcu_head		rcu;
+	struct mutex		srq_mutex;	/* making srq */
+	struct rds_rdma_srq	*srq[RDS_RDMA_FRAG_ORDERS];
 };
 
 /**
@@ -293,17 +305,134 @@ struct rds_rdma_send {
 };
 
 /**
- * struct rds_rdma_recv - one slot of the receive ring
+ * struct rds_rdma_recv - one receive slot, of a connection or an SRQ
  * @r_cqe: its completion
  * @r_wr: the work request
  * @r_sge: header slot, then the pages (their mappings)
+ * @r_hdr: the header slot (@r_sge[0] maps it)
  * @r_pages: the pages the data lands in; NULL until refilled
  */
 struct rds_rdma_recv {
 	struct ib_cqe		r_cqe;
 	struct ib_recv_wr	r_wr;
 	struct ib_sge		r_sge[1 + RDS_RDMA_MAX_FRAG_PAGES];
+	struct rds_header	*r_hdr;
 	struct page		*r_pages[RDS_RDMA_MAX_FRAG_PAGES];
+};
+
+/**
+ * struct rds_rdma_rx_goal - how many receive slots to keep posted
+ * @max: the most (the ring's or the SRQ's slots)
+ * @min: what a quiet queue keeps posted
+ * @goal: what the traffic asks for, between @min and @max
+ * @target: slots kept posted, moving towards @goal as a worker gives
+ *	slots pages
+ * @window: receives completed since @window_start
+ * @window_start: when the pacing window began (jiffies)
+ *
+ * Under the lock of the slots it paces (rds_rdma_rx_pace()).
+ */
+struct rds_rdma_rx_goal {
+	u32			max;
+	u32			min;
+	u32			goal;
+	u32			target;
+	u32			window;
+	unsigned long		window_start;
+};
+
+struct rds_rdma_srq;
+
+/**
+ * struct rds_rdma_srq_slot - a receive slot of a shared receive queue
+ * @s_recv: the slot
+ * @s_srq: its queue
+ * @s_seq: when it was posted (rds_rdma_srq.s_next_seq then)
+ * @s_state: RDS_RDMA_SLOT_*
+ */
+struct rds_rdma_srq_slot {
+	struct rds_rdma_recv	s_recv;
+	struct rds_rdma_srq	*s_srq;
+	u64			s_seq;
+	u8			s_state;
+};
+
+enum {
+	RDS_RDMA_SLOT_FREE,	/* ours: free, or being handled */
+	RDS_RDMA_SLOT_POSTED,	/* on the device's queue */
+	RDS_RDMA_SLOT_ABANDONED, /* taken long ago and not completed:
+				  * not counted as posted, kept intact
+				  */
+};
+
+/**
+ * struct rds_rdma_srq - a device's shared receive queue for one fragment
+ * size (rds_rdma_srq.c)
+ * @s_dev: its device (the structure's reference)
+ * @s_ibsrq: the verbs object
+ * @s_lock: everything below (a leaf: after i_rx_lock)
+ * @s_pages: pages per slot
+ * @s_slots: the slots
+ * @s_hdrs: their header slots, @s_hdrs_dma mapped
+ * @s_hdrs_dma: the mapping
+ * @s_free: slots not posted, a stack (the last freed is posted first)
+ * @s_nfree: slots on @s_free
+ * @s_posted: slots on the device's queue
+ * @s_goal: how many to keep posted
+ * @s_next_seq: sequence of the next post; the device takes slots in
+ *	the order they were posted
+ * @s_done_seq: one past the latest sequence completed: every slot
+ *	posted before it has been taken by some queue pair
+ * @s_users: the queue pairs attached (struct rds_rdma_rxq)
+ * @s_gone_seq: @s_next_seq when the last queue pair left; slots below
+ *	it may be lost with a queue pair (its device never completed them)
+ * @s_abandoned: slots RDS_RDMA_SLOT_ABANDONED
+ * @s_epoch_seq: @s_done_seq at @s_epoch_start
+ * @s_epoch_start: when the current epoch began (jiffies)
+ * @s_aged_seq: @s_done_seq at least RDS_RDMA_SRQ_AGE ago: slots below it
+ *	were taken that long ago
+ * @s_unordered: a completion came out of posting order: lost slots are
+ *	not looked for
+ * @s_w: gives slots pages towards the goal, and looks for lost ones
+ */
+struct rds_rdma_srq {
+	struct rds_rdma_dev	*s_dev;
+	struct ib_srq		*s_ibsrq;
+	spinlock_t		s_lock;		/* all below */
+	u8			s_pages;
+	struct rds_rdma_srq_slot *s_slots;
+	struct rds_header	*s_hdrs;
+	u64			s_hdrs_dma;
+	u32			*s_free;
+	u32			s_nfree;
+	u32			s_posted;
+	struct rds_rdma_rx_goal	s_goal;
+	u64			s_next_seq;
+	u64			s_done_seq;
+	struct list_head	s_users;
+	u64			s_gone_seq;
+	u32			s_abandoned;
+	u64			s_epoch_seq;
+	unsigned long		s_epoch_start;
+	u64			s_aged_seq;
+	bool			s_unordered;
+	struct delayed_work	s_w;
+};
+
+/**
+ * struct rds_rdma_rxq - a queue pair's use of an SRQ; its receive CQ's
+ * context, so completions name the queue pair they came through
+ * @q_ic: the connection the queue pair was made for
+ * @q_srq: the SRQ
+ * @q_node: on @q_srq's s_users
+ * @q_low_seq: the lowest sequence a slot this queue pair may still hold
+ *	can have: one past its last completion's (under s_lock)
+ */
+struct rds_rdma_rxq {
+	struct rds_rdma_conn	*q_ic;
+	struct rds_rdma_srq	*q_srq;
+	struct list_head	q_node;
+	u64			q_low_seq;
 };
 
 /**
@@ -506,16 +635,15 @@ struct rds_rdma_route {
  * @i_recv_free: the slots not posted, a stack: the last one freed is
  *	posted first, with its page (@i_recv_ring entries)
  * @i_recv_nfree: slots on @i_recv_free
- * @i_recv_target: slots kept posted, moving towards @i_recv_goal as
- *	@i_rx_w gives slots pages (rds_rdma_recv.c)
- * @i_recv_goal: slots the traffic asks for, between @i_recv_min and
- *	@i_recv_ring
- * @i_recv_min: slots a quiet connection keeps posted (@i_recv_ring where
- *	the peer does not retry on RNR)
- * @i_rx_window: receives completed since @i_rx_window_start
- * @i_rx_window_start: when the pacing window began (jiffies)
+ * @i_rx_goal: how many slots to keep posted (its min is @i_recv_ring
+ *	where the peer does not retry on RNR)
  *	All of these are under @i_rx_lock, but set at setup under
  *	i_cm_mutex before anything posts
+ * @i_rxq: the queue pair's use of an SRQ, else NULL (then the slots
+ *	above are its own); set and cleared under i_cm_mutex and
+ *	@i_rx_lock
+ * @i_rx_frag_seen: before the reply says the fragment size (SRQ: the
+ *	slots are posted), the size the peer's first split message used
  * @i_rx_inc: message whose fragments are arriving, or NULL
  * @i_rx_hdr: header of @i_rx_inc's first fragment
  * @i_rx_w: posts slots up to @i_recv_goal, and refills when a page could
@@ -598,11 +726,9 @@ struct rds_rdma_conn {
 	u32			i_recv_posted;
 	u32			*i_recv_free;
 	u32			i_recv_nfree;
-	u32			i_recv_target;
-	u32			i_recv_goal;
-	u32			i_recv_min;
-	u32			i_rx_window;
-	unsigned long		i_rx_window_start;
+	struct rds_rdma_rx_goal	i_rx_goal;
+	struct rds_rdma_rxq	*i_rxq;
+	u32			i_rx_frag_seen;
 	struct rds_rdma_incoming *i_rx_inc;
 	struct rds_header	i_rx_hdr;
 	struct delayed_work	i_rx_w;
@@ -698,6 +824,14 @@ enum rds_rdma_stat {
 	RDS_RDMA_STAT_RX_RING_GROWN,
 	RDS_RDMA_STAT_RX_RING_SHRUNK,
 	RDS_RDMA_STAT_RX_PAGES_HELD,
+	RDS_RDMA_STAT_SRQ_CREATED,
+	RDS_RDMA_STAT_SRQ_POSTED,
+	RDS_RDMA_STAT_SRQ_EMPTY,
+	RDS_RDMA_STAT_SRQ_GROWN,
+	RDS_RDMA_STAT_SRQ_SHRUNK,
+	RDS_RDMA_STAT_SRQ_LOST,
+	RDS_RDMA_STAT_SRQ_ABANDONED,
+	RDS_RDMA_STAT_SRQ_UNORDERED,
 	RDS_RDMA_STAT_MAX,
 };
 
@@ -727,6 +861,9 @@ extern unsigned int rds_rdma_sysctl_max_send_wr;
 extern unsigned int rds_rdma_sysctl_max_recv_wr;
 extern unsigned int rds_rdma_sysctl_min_recv_wr;
 extern unsigned int rds_rdma_sysctl_max_unsignaled_wr;
+extern unsigned int rds_rdma_sysctl_srq;
+extern unsigned int rds_rdma_sysctl_srq_max_wr;
+extern unsigned int rds_rdma_sysctl_srq_min_wr;
 extern unsigned int rds_rdma_sysctl_max_frag_size;
 extern unsigned int rds_rdma_sysctl_ha_routes;
 extern unsigned int rds_rdma_sysctl_ha_failback_ms;
@@ -880,12 +1017,36 @@ bool rds_rdma_addr_held(const struct in6_addr *addr, struct net_device *dev);
 bool rds_rdma_addr_gone(struct rds_connection *conn);
 void rds_rdma_addr_drop(struct rds_connection *conn);
 
+/* rds_rdma_srq.c */
+struct rds_rdma_srq *rds_rdma_srq_get(struct rds_rdma_dev *dev,
+				      unsigned int pages);
+int rds_rdma_srq_attach(struct rds_rdma_conn *ic, struct rds_rdma_srq *srq);
+void rds_rdma_srq_detach(struct rds_rdma_rxq *q);
+void rds_rdma_srq_dev_remove(struct rds_rdma_dev *dev);
+bool rds_rdma_srq_frag_agreed(struct rds_rdma_conn *ic, unsigned int pages);
+
 /* rds_rdma_live.c */
 void rds_rdma_live_conn_init(struct rds_rdma_conn *ic);
 void rds_rdma_live_start(struct rds_connection *conn);
 void rds_rdma_live_stop(struct rds_rdma_conn *ic);
 
 /* rds_rdma_recv.c */
+enum rds_rdma_pace {
+	RDS_RDMA_PACE_SAME,
+	RDS_RDMA_PACE_GROW,	/* the goal grew: post more */
+	RDS_RDMA_PACE_SHRINK,	/* the target fell */
+};
+
+void rds_rdma_rx_goal_start(struct rds_rdma_rx_goal *g, u32 min, u32 max);
+enum rds_rdma_pace rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, u32 *fell);
+void rds_rdma_recv_slot_init(struct rds_rdma_recv *r, struct rds_header *hdr,
+			     u64 hdr_dma, u32 lkey,
+			     void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+int rds_rdma_recv_slot_ready(struct ib_device *ibdev, struct rds_rdma_recv *r,
+			     unsigned int pages, gfp_t gfp);
+void rds_rdma_recv_unpage(struct ib_device *ibdev, struct rds_rdma_recv *r);
+void rds_rdma_recv_taken(struct rds_connection *conn, struct rds_rdma_recv *r,
+			 u32 len);
 int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic);
 void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic);
 int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic);

@@ -532,6 +532,7 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 {
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	const struct rds_rdma_cdata_common *c;
+	unsigned int pages;
 
 	/* Up after all: a later reconnect need not wait for the peer. */
 	clear_bit(RDS_RDMA_PEER_FIRST, &ic->i_flags);
@@ -547,16 +548,24 @@ static void rds_rdma_cm_established(struct rds_connection *conn,
 		ic->i_version = (c->major << 8) | c->minor;
 		if (!ic->i_frag_pages) {
 			/* We offered more than 4 KiB: post for what we got. */
-			/* rds-info reads it without the mutex. */
-			WRITE_ONCE(ic->i_frag_pages,
-				   rds_rdma_frag_agree(ic->i_version,
-						       ic->i_frag_offer * RDS_FRAG_SIZE,
-						       be16_to_cpu(c->frag_sz)));
-			if (rds_rdma_recv_ring_pages(ic)) {
-				rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
-				return;
+			pages = rds_rdma_frag_agree(ic->i_version,
+						    ic->i_frag_offer * RDS_FRAG_SIZE,
+						    be16_to_cpu(c->frag_sz));
+			if (ic->i_rxq) {
+				/* The SRQ's slots may have taken some. */
+				if (!rds_rdma_srq_frag_agreed(ic, pages)) {
+					rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
+					return;
+				}
+			} else {
+				/* rds-info reads it without the mutex. */
+				WRITE_ONCE(ic->i_frag_pages, pages);
+				if (rds_rdma_recv_ring_pages(ic)) {
+					rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
+					return;
+				}
+				rds_rdma_recv_fill(conn);
 			}
-			rds_rdma_recv_fill(conn);
 		}
 		rds_rdma_peer_acked(conn, get_unaligned_be64(&c->ack_seq));
 		rds_rdma_route_peer_cdata(conn, c);

@@ -204,7 +204,20 @@ static void rds_rdma_qp_forget(struct rds_rdma_conn *ic)
 	ic->i_peer_acked = 0;
 	ic->i_ack_sent = 0;
 	ic->i_ack_due = 0;
+	ic->i_rx_frag_seen = 0;
 	clear_bit(RDS_RDMA_RX_DYING, &ic->i_flags);
+}
+
+/* The connection's queue pair leaves its SRQ; its receive CQ is freed. */
+static struct rds_rdma_rxq *rds_rdma_rxq_take(struct rds_rdma_conn *ic)
+{
+	struct rds_rdma_rxq *q;
+
+	spin_lock_bh(&ic->i_rx_lock);
+	q = ic->i_rxq;
+	ic->i_rxq = NULL;
+	spin_unlock_bh(&ic->i_rx_lock);
+	return q;
 }
 
 /* Undo rds_rdma_qp_setup(); the queue pair, if any, is drained first. */
@@ -231,6 +244,8 @@ void rds_rdma_qp_teardown(struct rds_connection *conn, struct rdma_cm_id *id)
 		ib_free_cq(ic->i_recv_cq);
 	ic->i_send_cq = NULL;
 	ic->i_recv_cq = NULL;
+	if (ic->i_rxq)
+		rds_rdma_srq_detach(rds_rdma_rxq_take(ic));
 	rds_rdma_rw_bury(&dead);
 	if (ic->i_dev) {
 		struct rds_rdma_dev *dev = ic->i_dev;
@@ -257,6 +272,7 @@ struct rds_rdma_corpse {
 	struct rdma_cm_id	*id;
 	struct ib_cq		*send_cq;
 	struct ib_cq		*recv_cq;
+	struct rds_rdma_rxq	*rxq;
 	struct rds_rdma_dev	*dev;
 	struct rds_connection	*conn;
 };
@@ -269,6 +285,8 @@ static void rds_rdma_corpse_worker(struct work_struct *work)
 	rdma_destroy_qp(c->id);
 	ib_free_cq(c->send_cq);
 	ib_free_cq(c->recv_cq);
+	if (c->rxq)
+		rds_rdma_srq_detach(c->rxq);
 	rdma_destroy_id(c->id);
 	rds_rdma_dev_put(c->dev);
 	atomic_dec(&rds_rdma_conn(c->conn)->i_corpses);
@@ -315,6 +333,8 @@ static bool rds_rdma_qp_teardown_later(struct rds_connection *conn,
 	c->id = id;
 	c->send_cq = ic->i_send_cq;
 	c->recv_cq = ic->i_recv_cq;
+	/* Completions still coming through it only give slots back. */
+	c->rxq = rds_rdma_rxq_take(ic);
 	c->dev = ic->i_dev;	/* its reference goes with it */
 	c->conn = conn;
 	rds_conn_get(conn);
@@ -348,6 +368,7 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct ib_qp_init_attr attr = {};
 	struct ib_device *ibdev = id->device;
+	struct rds_rdma_srq *srq = NULL;
 	int max_wr, ret;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
@@ -373,7 +394,15 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	ret = rds_rdma_route_qp_init(ic);
 	if (ret)
 		goto err;
-	ret = rds_rdma_recv_ring_init(ic);
+	/* Where the peer retries on RNR, the device's SRQ for fragments as
+	 * big as we offer (a smaller agreed size fits in its slots).
+	 */
+	if (rds_rdma_flavor_of(conn)->rnr_retry)
+		srq = rds_rdma_srq_get(ic->i_dev, ic->i_frag_offer);
+	if (srq)
+		ret = rds_rdma_srq_attach(ic, srq);
+	else
+		ret = rds_rdma_recv_ring_init(ic);
 	if (ret)
 		goto err;
 
@@ -388,8 +417,13 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 		ic->i_send_cq = NULL;
 		goto err;
 	}
-	ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic, ic->i_recv_ring + 1,
-					IB_POLL_SOFTIRQ);
+	if (srq)
+		ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic->i_rxq,
+						RDS_RDMA_SRQ_CQ,
+						IB_POLL_SOFTIRQ);
+	else
+		ic->i_recv_cq = ib_alloc_cq_any(ibdev, ic, ic->i_recv_ring + 1,
+						IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_recv_cq)) {
 		ret = PTR_ERR(ic->i_recv_cq);
 		ic->i_recv_cq = NULL;
@@ -407,14 +441,18 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	 */
 	attr.cap.max_send_wr = ic->i_send_ring + 1 + RDS_RDMA_RW_WRS + 1 + 1 +
 			       1;
-	attr.cap.max_recv_wr = ic->i_recv_ring + 1;
+	if (srq)
+		attr.srq = srq->s_ibsrq;
+	else
+		attr.cap.max_recv_wr = ic->i_recv_ring + 1;
 	/* More than our SENDs need: rdma_rw puts that many pages in one
 	 * READ or WRITE.
 	 */
 	attr.cap.max_send_sge = clamp_t(int, ibdev->attrs.max_send_sge, 2, 16);
 	attr.cap.max_rdma_ctxs = RDS_RDMA_MAX_CTXS;
 	attr.port_num = id->port_num;
-	attr.cap.max_recv_sge = 1 + ic->i_frag_offer;
+	if (!srq)
+		attr.cap.max_recv_sge = 1 + ic->i_frag_offer;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	ret = rdma_create_qp(id, ic->i_dev->pd, &attr);
@@ -424,7 +462,7 @@ int rds_rdma_qp_setup(struct rds_connection *conn, struct rdma_cm_id *id)
 	ic->i_cm_port = id->port_num;
 	atomic_set(&ic->i_rdma_wr_avail, RDS_RDMA_RW_WRS);
 
-	if (ic->i_frag_pages) {
+	if (ic->i_frag_pages && !srq) {
 		ret = rds_rdma_recv_ring_pages(ic);
 		if (ret)
 			goto err;

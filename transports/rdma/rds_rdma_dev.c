@@ -45,6 +45,7 @@ static int rds_rdma_dev_add(struct ib_device *ibdev)
 	mutex_init(&dev->regqp_mutex);
 	sema_init(&dev->reg_slots, 64);
 	mutex_init(&dev->frmr_lock);
+	mutex_init(&dev->srq_mutex);
 	INIT_LIST_HEAD(&dev->frmr_free[0]);
 	INIT_LIST_HEAD(&dev->frmr_free[1]);
 	INIT_LIST_HEAD(&dev->frmr_live);
@@ -89,6 +90,7 @@ static void rds_rdma_dev_remove(struct ib_device *ibdev, void *client_data)
 
 	/* Registrations go: their owners find them gone. */
 	rds_rdma_mr_dev_remove(dev);
+	rds_rdma_srq_dev_remove(dev);
 	ib_dealloc_pd(dev->pd);
 	rds_rdma_dev_struct_put(dev);
 	/* Its listeners go with it (the CM detaches them): listen again. */

@@ -93,6 +93,14 @@ const char *const rds_rdma_stat_names[RDS_RDMA_STAT_MAX] = {
 	 * connection hold now, posted or spare.
 	 */
 	[RDS_RDMA_STAT_RX_PAGES_HELD]		= "ib_rx_pages_held",
+	[RDS_RDMA_STAT_SRQ_CREATED]		= "ib_srq_created",
+	[RDS_RDMA_STAT_SRQ_POSTED]		= "ib_srq_posted",
+	[RDS_RDMA_STAT_SRQ_EMPTY]		= "ib_srq_empty",
+	[RDS_RDMA_STAT_SRQ_GROWN]		= "ib_srq_grown",
+	[RDS_RDMA_STAT_SRQ_SHRUNK]		= "ib_srq_shrunk",
+	[RDS_RDMA_STAT_SRQ_LOST]		= "ib_srq_lost",
+	[RDS_RDMA_STAT_SRQ_ABANDONED]		= "ib_srq_abandoned",
+	[RDS_RDMA_STAT_SRQ_UNORDERED]		= "ib_srq_unordered",
 	/* Ours: messages that used a use-once region of ours, delivered
 	 * only once it was invalidated.
 	 */

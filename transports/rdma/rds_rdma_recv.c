@@ -26,6 +26,10 @@
  *
  * Slots are posted from a stack of free ones, the last freed first: a
  * small message is copied out and its slot goes back with its page.
+ *
+ * Where the device has shared receive queues, queue pairs whose peer
+ * retries on RNR post none of their own: rds_rdma_srq.c keeps the
+ * slots, paced the same way, and hands each completion here.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -52,11 +56,10 @@ static struct ib_device *rds_rdma_ibdev(struct rds_rdma_conn *ic)
 	return ic->i_dev->ibdev;
 }
 
-/* Give page @k of a slot a mapped page: @page, or a new one (@gfp). */
-static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
-			      struct rds_rdma_recv *r, unsigned int k, gfp_t gfp)
+/* Give page @k of a slot a new mapped page (@gfp). */
+static int rds_rdma_recv_page(struct ib_device *ibdev, struct rds_rdma_recv *r,
+			      unsigned int k, gfp_t gfp)
 {
-	struct ib_device *ibdev = rds_rdma_ibdev(ic);
 	struct page *page = rds_rdma_page_get(gfp);
 	u64 dma;
 
@@ -73,16 +76,19 @@ static int rds_rdma_recv_page(struct rds_rdma_conn *ic,
 	return 0;
 }
 
-/* Take the pages of a slot that is not posted back. */
-static void rds_rdma_recv_unpage(struct rds_rdma_conn *ic,
-				 struct rds_rdma_recv *r)
+/**
+ * rds_rdma_recv_unpage - take the pages of a slot that is not posted back
+ * @ibdev: the device its pages are mapped for
+ * @r: the slot
+ */
+void rds_rdma_recv_unpage(struct ib_device *ibdev, struct rds_rdma_recv *r)
 {
 	unsigned int k;
 
 	for (k = 0; k < RDS_RDMA_MAX_FRAG_PAGES; k++) {
 		if (!r->r_pages[k])
 			continue;
-		ib_dma_unmap_page(rds_rdma_ibdev(ic), r->r_sge[1 + k].addr,
+		ib_dma_unmap_page(ibdev, r->r_sge[1 + k].addr,
 				  RDS_FRAG_SIZE, DMA_FROM_DEVICE);
 		rds_rdma_page_put(r->r_pages[k]);
 		r->r_pages[k] = NULL;
@@ -90,30 +96,68 @@ static void rds_rdma_recv_unpage(struct rds_rdma_conn *ic,
 	}
 }
 
-/* Give every page of a slot back to the device: missing ones are made;
- * of the kept ones only the first was ever synced for the CPU (a small
- * message copied out of it), so only it is synced back.
+/**
+ * rds_rdma_recv_slot_ready - give a slot's pages back to the device
+ * @ibdev: the device
+ * @r: the slot
+ * @pages: pages a fragment may have in it
+ * @gfp: for the missing pages
+ *
+ * Missing pages are made; of the kept ones only the first was ever
+ * synced for the CPU (a small message copied out of it), so only it is
+ * synced back.
+ *
+ * Return: 0, or -ENOMEM with the slot as it was or fuller.
  */
-static int rds_rdma_recv_slot_ready(struct rds_rdma_conn *ic,
-				    struct rds_rdma_recv *r, gfp_t gfp)
+int rds_rdma_recv_slot_ready(struct ib_device *ibdev, struct rds_rdma_recv *r,
+			     unsigned int pages, gfp_t gfp)
 {
 	unsigned int k;
 
-	for (k = 0; k < ic->i_frag_pages; k++) {
+	for (k = 0; k < pages; k++) {
 		if (!r->r_pages[k]) {
-			if (rds_rdma_recv_page(ic, r, k, gfp))
+			if (rds_rdma_recv_page(ibdev, r, k, gfp))
 				return -ENOMEM;
 		} else if (!k) {
-			ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
-						      r->r_sge[1].addr,
+			ib_dma_sync_single_for_device(ibdev, r->r_sge[1].addr,
 						      RDS_FRAG_SIZE,
 						      DMA_FROM_DEVICE);
 		}
 	}
+	ib_dma_sync_single_for_device(ibdev, r->r_sge[0].addr,
+				      sizeof(struct rds_header),
+				      DMA_FROM_DEVICE);
 	return 0;
 }
 
-/* Post slots until i_recv_target are. Slots without a page get one
+/**
+ * rds_rdma_recv_slot_init - set up a slot's work request
+ * @r: the slot, zeroed
+ * @hdr: its header slot
+ * @hdr_dma: @hdr's mapping
+ * @lkey: the protection domain's local key
+ * @done: its completion handler
+ */
+void rds_rdma_recv_slot_init(struct rds_rdma_recv *r, struct rds_header *hdr,
+			     u64 hdr_dma, u32 lkey,
+			     void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	unsigned int k;
+
+	r->r_cqe.done = done;
+	r->r_wr.wr_cqe = &r->r_cqe;
+	r->r_wr.sg_list = r->r_sge;
+	r->r_hdr = hdr;
+	r->r_sge[0].addr = hdr_dma;
+	r->r_sge[0].length = sizeof(struct rds_header);
+	r->r_sge[0].lkey = lkey;
+	for (k = 1; k <= RDS_RDMA_MAX_FRAG_PAGES; k++) {
+		r->r_sge[k].length = RDS_FRAG_SIZE;
+		r->r_sge[k].lkey = lkey;
+	}
+}
+
+/* Post slots until the target are. Slots without a page get one
  * (@gfp), else the worker retries.
  */
 static void rds_rdma_recv_post_locked(struct rds_connection *conn,
@@ -123,21 +167,18 @@ static void rds_rdma_recv_post_locked(struct rds_connection *conn,
 	/* No fragment size yet: the reply to our request brings it. */
 	if (test_bit(RDS_RDMA_RX_DYING, &ic->i_flags) || !ic->i_frag_pages)
 		return;
-	while (ic->i_recv_posted < ic->i_recv_target && ic->i_recv_nfree) {
+	while (ic->i_recv_posted < ic->i_rx_goal.target && ic->i_recv_nfree) {
 		u32 slot = ic->i_recv_free[ic->i_recv_nfree - 1];
 		struct rds_rdma_recv *r = &ic->i_recvs[slot];
 		u32 tail = ic->i_recv_head + ic->i_recv_posted;
 
-		if (rds_rdma_recv_slot_ready(ic, r, gfp)) {
+		if (rds_rdma_recv_slot_ready(rds_rdma_ibdev(ic), r,
+					     ic->i_frag_pages, gfp)) {
 			rds_rdma_stat_inc(RDS_RDMA_STAT_RX_ALLOC_LIMIT);
 			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w,
 					   RDS_RDMA_RX_RETRY);
 			return;
 		}
-		ib_dma_sync_single_for_device(rds_rdma_ibdev(ic),
-					      r->r_sge[0].addr,
-					      sizeof(struct rds_header),
-					      DMA_FROM_DEVICE);
 		if (ib_post_recv(ic->i_qp, &r->r_wr, NULL)) {
 			rds_conn_drop_reason(conn, RDS_DROP_POST_RECV_FAIL);
 			return;
@@ -174,14 +215,13 @@ void rds_rdma_recv_fill(struct rds_connection *conn)
 static void rds_rdma_recv_grow(struct rds_connection *conn,
 			       struct rds_rdma_conn *ic)
 {
+	struct rds_rdma_rx_goal *g = &ic->i_rx_goal;
 	u32 before = ic->i_recv_posted;
 
 	lockdep_assert_held(&ic->i_rx_lock);
-	if (ic->i_recv_target >= ic->i_recv_goal ||
-	    ic->i_recv_posted < ic->i_recv_target)
+	if (g->target >= g->goal || ic->i_recv_posted < g->target)
 		return;
-	ic->i_recv_target = min_t(u32, ic->i_recv_target + RDS_RDMA_RX_GROW,
-				  ic->i_recv_goal);
+	g->target = min_t(u32, g->target + RDS_RDMA_RX_GROW, g->goal);
 	rds_rdma_recv_post_locked(conn, ic, GFP_NOWAIT | __GFP_NOWARN);
 	rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_GROWN,
 			  ic->i_recv_posted - before);
@@ -189,51 +229,90 @@ static void rds_rdma_recv_grow(struct rds_connection *conn,
 	 * not posted leave the target, so that the completion path does
 	 * not give them their first pages from the atomic reserves.
 	 */
-	if (ic->i_recv_posted < ic->i_recv_target)
-		ic->i_recv_target = ic->i_recv_posted;
-	else if (ic->i_recv_target < ic->i_recv_goal)
+	if (ic->i_recv_posted < g->target)
+		g->target = ic->i_recv_posted;
+	else if (g->target < g->goal)
 		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
 }
 
-/*
- * Set the goal by how fast the peer uses the posted slots: double it
- * when half of them went within RDS_RDMA_RX_BUSY (the peer would soon
- * find none and back off), halve it for each RDS_RDMA_RX_QUIET in which
- * fewer than half went. Not while dying: the worker stays cancelled.
+/**
+ * rds_rdma_rx_goal_start - pace a new queue of slots
+ * @g: its goal
+ * @min: slots it keeps posted when quiet (and posts first)
+ * @max: the most it may post
+ */
+void rds_rdma_rx_goal_start(struct rds_rdma_rx_goal *g, u32 min, u32 max)
+{
+	g->max = max;
+	g->min = min;
+	g->goal = min;
+	g->target = min;
+	g->window = 0;
+	g->window_start = jiffies;
+}
+
+/**
+ * rds_rdma_rx_pace - set the goal by how fast the peers use the slots
+ * @g: the goal, under the slots' lock; a receive just completed
+ * @fell: set to how far the target fell on RDS_RDMA_PACE_SHRINK
+ *
+ * Double the goal when half of the posted slots went within
+ * RDS_RDMA_RX_BUSY (a peer would soon find none and back off), halve it
+ * for each RDS_RDMA_RX_QUIET in which fewer than half went.
+ *
+ * Return: what the caller's worker has to do.
+ */
+enum rds_rdma_pace rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, u32 *fell)
+{
+	unsigned long took = jiffies - g->window_start;
+	u32 half = max_t(u32, g->target / 2, 1);
+	enum rds_rdma_pace ret = RDS_RDMA_PACE_SAME;
+	unsigned int quiet;
+
+	if (g->min >= g->max)
+		return ret;
+	if (++g->window >= half) {
+		if (took < RDS_RDMA_RX_BUSY && g->goal < g->max) {
+			g->goal = min_t(u32, g->goal * 2, g->max);
+			ret = RDS_RDMA_PACE_GROW;
+		}
+	} else if (took < RDS_RDMA_RX_QUIET) {
+		return ret;
+	} else if (g->goal > g->min) {
+		quiet = min_t(unsigned long, took / RDS_RDMA_RX_QUIET, 16);
+		g->goal = max_t(u32, g->goal >> quiet, g->min);
+		if (g->target > g->goal) {
+			*fell = g->target - g->goal;
+			g->target = g->goal;
+			ret = RDS_RDMA_PACE_SHRINK;
+		}
+	}
+	g->window = 0;
+	g->window_start = jiffies;
+	return ret;
+}
+
+/* Pace a connection's own slots. Not while dying: the worker stays
+ * cancelled.
  */
 static void rds_rdma_recv_pace(struct rds_rdma_conn *ic)
 {
-	unsigned long took = jiffies - ic->i_rx_window_start;
-	u32 half = max_t(u32, ic->i_recv_target / 2, 1);
-	unsigned int quiet;
+	u32 fell = 0;
 
 	lockdep_assert_held(&ic->i_rx_lock);
-	if (ic->i_recv_min >= ic->i_recv_ring)
-		return;
-	if (++ic->i_rx_window >= half) {
-		if (took < RDS_RDMA_RX_BUSY &&
-		    ic->i_recv_goal < ic->i_recv_ring) {
-			ic->i_recv_goal = min_t(u32, ic->i_recv_goal * 2,
-						ic->i_recv_ring);
-			/* Not sooner than a pending retry after a failed
-			 * allocation.
-			 */
-			queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
-		}
-	} else if (took < RDS_RDMA_RX_QUIET) {
-		return;
-	} else if (ic->i_recv_goal > ic->i_recv_min) {
-		quiet = min_t(unsigned long, took / RDS_RDMA_RX_QUIET, 16);
-		ic->i_recv_goal = max_t(u32, ic->i_recv_goal >> quiet,
-					ic->i_recv_min);
-		if (ic->i_recv_target > ic->i_recv_goal) {
-			rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_SHRUNK,
-					  ic->i_recv_target - ic->i_recv_goal);
-			ic->i_recv_target = ic->i_recv_goal;
-		}
+	switch (rds_rdma_rx_pace(&ic->i_rx_goal, &fell)) {
+	case RDS_RDMA_PACE_GROW:
+		/* Not sooner than a pending retry after a failed
+		 * allocation.
+		 */
+		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
+		break;
+	case RDS_RDMA_PACE_SHRINK:
+		rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_SHRUNK, fell);
+		break;
+	default:
+		break;
 	}
-	ic->i_rx_window = 0;
-	ic->i_rx_window_start = jiffies;
 }
 
 static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
@@ -394,14 +473,47 @@ static void rds_rdma_recv_bad(struct rds_connection *conn, const char *why)
 	rds_conn_drop_reason(conn, RDS_DROP_PROTOCOL);
 }
 
-/* Take in the fragment that landed in slot @r (@len bytes in all). */
-static void rds_rdma_recv_one(struct rds_connection *conn,
-			      struct rds_rdma_conn *ic, struct rds_rdma_recv *r,
-			      u32 len)
+/*
+ * Is @data_len the size of the next fragment, with @left bytes of the
+ * message to come? The agreed size, or before the reply says it (an
+ * SRQ's slots take the peer's SENDs at once), the one the peer's first
+ * split message used, which the reply must then agree with
+ * (rds_rdma_srq_frag_agreed()). i_rx_lock held.
+ */
+static bool rds_rdma_recv_frag_fits(struct rds_rdma_conn *ic, u32 data_len,
+				    u32 left)
 {
-	u32 slot = r - ic->i_recvs, data_len, msg_len, want, copy;
-	u32 frag_size = ic->i_frag_pages * RDS_FRAG_SIZE;
+	u32 frag = READ_ONCE(ic->i_frag_pages) * RDS_FRAG_SIZE;
+
+	if (frag)
+		return data_len == min(left, frag);
+	if (data_len > left || data_len > ic->i_frag_offer * RDS_FRAG_SIZE)
+		return false;
+	if (data_len == left)
+		return true;
+	if (!ic->i_rx_frag_seen) {
+		if (data_len % RDS_FRAG_SIZE ||
+		    !is_power_of_2(data_len / RDS_FRAG_SIZE))
+			return false;
+		ic->i_rx_frag_seen = data_len;
+	}
+	return data_len == ic->i_rx_frag_seen;
+}
+
+/**
+ * rds_rdma_recv_taken - take in the fragment that landed in a slot
+ * @conn: the connection whose queue pair took it
+ * @r: the slot; its pages that hold data move to the message
+ * @len: bytes in all, header included
+ *
+ * Context: i_rx_lock held, the connection not dying.
+ */
+void rds_rdma_recv_taken(struct rds_connection *conn, struct rds_rdma_recv *r,
+			 u32 len)
+{
+	struct rds_rdma_conn *ic = rds_rdma_conn(conn);
 	struct rds_rdma_incoming *inc = ic->i_rx_inc;
+	u32 data_len, msg_len, copy;
 	struct rds_header hdr;
 	unsigned int npages, k;
 	int err;
@@ -413,7 +525,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 	data_len = len - sizeof(hdr);
 	ib_dma_sync_single_for_cpu(rds_rdma_ibdev(ic), r->r_sge[0].addr,
 				   sizeof(hdr), DMA_FROM_DEVICE);
-	memcpy(&hdr, &ic->i_recv_hdrs[slot], sizeof(hdr));
+	memcpy(&hdr, r->r_hdr, sizeof(hdr));
 	if (!rds_hdr_csum_ok(&hdr)) {
 		rds_recv_bad_header(conn, -EBADMSG);
 		return;
@@ -467,8 +579,7 @@ static void rds_rdma_recv_one(struct rds_connection *conn,
 	}
 
 	msg_len = be32_to_cpu(ic->i_rx_hdr.h_len);
-	want = min_t(u32, msg_len - inc->ii_bytes, frag_size);
-	if (data_len != want) {
+	if (!rds_rdma_recv_frag_fits(ic, data_len, msg_len - inc->ii_bytes)) {
 		rds_rdma_recv_bad(conn, "fragment of the wrong size");
 		return;
 	}
@@ -535,7 +646,7 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rds_rdma_cm_heard(ic);
 	/* Dying: the worker was cancelled for good, and must stay so. */
 	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags)) {
-		rds_rdma_recv_one(conn, ic, r, wc->byte_len);
+		rds_rdma_recv_taken(conn, r, wc->byte_len);
 		rds_rdma_recv_pace(ic);
 	}
 	empty = !ic->i_recv_posted;
@@ -544,8 +655,8 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		trace_rds_rdma_rx_rnr_enter(conn, 0);
 	}
 	/* Past the target (it fell): the slot stays free, without pages. */
-	if (ic->i_recv_posted >= ic->i_recv_target)
-		rds_rdma_recv_unpage(ic, r);
+	if (ic->i_recv_posted >= ic->i_rx_goal.target)
+		rds_rdma_recv_unpage(rds_rdma_ibdev(ic), r);
 	rds_rdma_stat_inc(RDS_RDMA_STAT_RX_REFILL_FROM_CQ);
 	rds_rdma_recv_post_locked(conn, ic, GFP_ATOMIC);
 	if (empty && ic->i_recv_posted)
@@ -649,28 +760,17 @@ int rds_rdma_recv_ring_init(struct rds_rdma_conn *ic)
 		goto err;
 	}
 	for (i = 0; i < ic->i_recv_ring; i++) {
-		struct rds_rdma_recv *r = &ic->i_recvs[i];
-		unsigned int k;
-
-		r->r_cqe.done = rds_rdma_recv_done;
-		r->r_wr.wr_cqe = &r->r_cqe;
-		r->r_wr.sg_list = r->r_sge;
-		r->r_sge[0].addr = ic->i_recv_hdrs_dma +
-				   i * sizeof(struct rds_header);
-		r->r_sge[0].length = sizeof(struct rds_header);
-		r->r_sge[0].lkey = lkey;
-		for (k = 1; k <= RDS_RDMA_MAX_FRAG_PAGES; k++) {
-			r->r_sge[k].length = RDS_FRAG_SIZE;
-			r->r_sge[k].lkey = lkey;
-		}
+		rds_rdma_recv_slot_init(&ic->i_recvs[i], &ic->i_recv_hdrs[i],
+					ic->i_recv_hdrs_dma +
+					i * sizeof(struct rds_header),
+					lkey, rds_rdma_recv_done);
 		/* Slot 0 on top. */
 		ic->i_recv_free[i] = ic->i_recv_ring - 1 - i;
 	}
 	ic->i_recv_nfree = ic->i_recv_ring;
 	ic->i_recv_head = 0;
 	ic->i_recv_posted = 0;
-	ic->i_recv_target = 0;
-	ic->i_recv_goal = 0;
+	memset(&ic->i_rx_goal, 0, sizeof(ic->i_rx_goal));
 	return 0;
 err:
 	kvfree(ic->i_recv_order);
@@ -711,15 +811,13 @@ int rds_rdma_recv_ring_pages(struct rds_rdma_conn *ic)
 	for (i = 0; i < first; i++) {
 		u32 slot = ic->i_recv_free[ic->i_recv_nfree - 1 - i];
 
-		if (rds_rdma_recv_slot_ready(ic, &ic->i_recvs[slot],
+		if (rds_rdma_recv_slot_ready(rds_rdma_ibdev(ic),
+					     &ic->i_recvs[slot],
+					     ic->i_frag_pages,
 					     GFP_KERNEL | __GFP_ACCOUNT))
 			return -ENOMEM;
 	}
-	ic->i_recv_min = first;
-	ic->i_recv_goal = first;
-	ic->i_recv_target = first;
-	ic->i_rx_window = 0;
-	ic->i_rx_window_start = jiffies;
+	rds_rdma_rx_goal_start(&ic->i_rx_goal, first, ic->i_recv_ring);
 	return 0;
 }
 
@@ -741,7 +839,7 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 	if (!ic->i_recvs)
 		return;
 	for (i = 0; i < ic->i_recv_ring; i++)
-		rds_rdma_recv_unpage(ic, &ic->i_recvs[i]);
+		rds_rdma_recv_unpage(rds_rdma_ibdev(ic), &ic->i_recvs[i]);
 	if (ic->i_recv_hdrs) {
 		ib_dma_unmap_single(rds_rdma_ibdev(ic), ic->i_recv_hdrs_dma,
 				    ic->i_recv_ring * sizeof(struct rds_header),
@@ -756,6 +854,5 @@ void rds_rdma_recv_ring_free(struct rds_rdma_conn *ic)
 	ic->i_recvs = NULL;
 	ic->i_recv_nfree = 0;
 	ic->i_recv_posted = 0;
-	ic->i_recv_target = 0;
-	ic->i_recv_goal = 0;
+	memset(&ic->i_rx_goal, 0, sizeof(ic->i_rx_goal));
 }

@@ -3,8 +3,10 @@
  * net.rds.ib: the engine's tunables, with Linux's names and defaults,
  * max_frag_size (ours; UEK has it as a module parameter), and ha_routes
  * and ha_failback_ms (ours: rds_rdma_route.c), and heartbeat_ms (ours:
- * rds_rdma_live.c), and min_recv_wr (ours: rds_rdma_recv.c). Ring and
- * fragment sizes apply to connections made after the change.
+ * rds_rdma_live.c), and min_recv_wr (ours: rds_rdma_recv.c), and srq,
+ * srq_max_wr and srq_min_wr (ours: rds_rdma_srq.c). Ring and fragment
+ * sizes and srq apply to connections made after the change; SRQ sizes
+ * to SRQs made after it.
  */
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -19,6 +21,13 @@ unsigned int rds_rdma_sysctl_max_recv_wr = 1024;
  */
 unsigned int rds_rdma_sysctl_min_recv_wr = 32;
 unsigned int rds_rdma_sysctl_max_unsignaled_wr = 16;
+/* Ours: where the peer retries on RNR, queue pairs share their device's
+ * receive queue of up to srq_max_wr slots (16 MiB with 16 KiB
+ * fragments), of which a quiet device keeps srq_min_wr posted.
+ */
+unsigned int rds_rdma_sysctl_srq = 1;
+unsigned int rds_rdma_sysctl_srq_max_wr = 1024;
+unsigned int rds_rdma_sysctl_srq_min_wr = 64;
 unsigned int rds_rdma_sysctl_max_frag_size = 16384;
 /* Ours: routes over other ports between two of ours (rds_rdma_route.c),
  * and how long a primary port must be up before connections go back.
@@ -87,6 +96,33 @@ static struct ctl_table rds_rdma_sysctl_table[] = {
 	{
 		.procname	= "min_recv_wr",
 		.data		= &rds_rdma_sysctl_min_recv_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_wr_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "srq",
+		.data		= &rds_rdma_sysctl_srq,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_zero,
+		.extra2		= &rds_rdma_one,
+	},
+	{
+		.procname	= "srq_max_wr",
+		.data		= &rds_rdma_sysctl_srq_max_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_rdma_wr_min,
+		.extra2		= &rds_rdma_wr_max,
+	},
+	{
+		.procname	= "srq_min_wr",
+		.data		= &rds_rdma_sysctl_srq_min_wr,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
