@@ -254,6 +254,16 @@ if [ "${BURST_PING:-1}" = 1 ] && [ -e /sys/class/infiniband/rxe0 ]; then
 		sleep 1.5
 	 done) > /tmp/burst.log 2>&1 &
 	burst_pid=$!
+	# New queue pairs take their receives from the device's SRQ or
+	# post their own ring, as net.rds.ib.srq says when they are made:
+	# flip it, so the connections the fuzzers and moves make use both.
+	(while [ ! -e /tmp/burst.stop ]; do
+		sysctl -qw net.rds.ib.srq=0
+		sleep 3
+		sysctl -qw net.rds.ib.srq=1
+		sleep 3
+	 done) > /dev/null 2>&1 &
+	srq_pid=$!
 fi
 
 (cd "$work" && as_nobody "$REPO/selftests/fuzz/rds-fuzz" --seconds "$SECS" "$@") \
@@ -276,7 +286,7 @@ if [ -n "$addr_pid" ]; then
 	echo "# address moves beside the fuzzers: $(cat /tmp/addr.moves 2>/dev/null)"
 fi
 if [ -n "$burst_pid" ]; then
-	wait "$burst_pid"
+	wait "$burst_pid" "$srq_pid"
 	cp /tmp/burst.log "$OUT/burst-ping.log"
 	# One statistics line a run: "N sent, M received, ...".
 	awk '/ sent, .* received/ { runs++; sent += $1; got += $3; if ($1 == $3) full++ }
@@ -365,11 +375,11 @@ rds_holders() {
 	done
 }
 # What the fuzzers reached on the transports (their counters go with the
-# modules below): connections made and reset, IB rings grown and shrunk,
-# CM events; and invalidations that timed out, whose regions stay
+# modules below): connections made and reset, IB rings and SRQs grown
+# and shrunk, SRQ slots found lost with a queue pair, CM events; and invalidations that timed out, whose regions stay
 # allocated for good by design (rds_rdma_mr.c): kmemleak reports them.
 "$REPO/tools/rds-info" -c 2>/dev/null |
-	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_rx_ring_shrunk|ib_rdma_mr_timeout|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
+	awk '$1 ~ /^(conn_reset|ib_evt_handler_call|ib_rx_ring_grown|ib_rx_ring_shrunk|ib_srq_(created|grown|shrunk|lost|unordered)|ib_rdma_mr_timeout|ib_tx_cq_event|ib_addr_moved|tcp_accept_local)$/ { printf "%s %s ", $1, $2 }
 	     END { print "" }' | sed 's/^/# fuzz reach: /'
 for m in rds_tcp rds_iwarp rds_rdma; do
 	[ -r "$objs" ] && grep -q "^$m " /proc/modules || continue
