@@ -1160,6 +1160,16 @@ static void run_entry(const struct entry *e)
 
 	tests++;
 	run_one(e, 0, &base);
+	if (base.setup_ok == -1) {
+		/* Seen twice on the debug kernel beside another boot: a
+		 * loopback RDMA notification not there within DELIVERY_MS,
+		 * before any fault was armed. Once more, and said: a lost
+		 * notification would be a bug of its own to find.
+		 */
+		printf("# %s: uninjected setup failed (%s); once more\n",
+		       e->name, base.why);
+		run_one(e, 0, &base);
+	}
 	scan_kmsg(e->name, 0, splat, sizeof(splat), &nsite);
 	if (base.setup_ok == -1) {
 		failed++;
