@@ -117,30 +117,49 @@ rings_follow_traffic() {
 	return $rc
 }
 
+# pace_ping TOS: a ping on TOS between A4 and B4 (new connections on a
+# new TOS value).
+pace_ping() {
+	rds_ping_all "" 1 -Q "$1" -I $A4 $B4 > /dev/null
+}
+
+# pace_stream TOS: 3 s of rds-stress -d 16 on TOS, verified.
+pace_stream() {
+	local port out
+	port=$(rds_session_port)
+	out=$RDS_TOOLS_WORK/pace$1.out
+	rds_stress_pair "" "" "pace$1.$port" "$port" "$B4" "$A4" \
+		-t 2 -d 16 -q 8192 -T 3 -Q "$1" > "$out" 2>&1 ||
+		{ cat "$out"; echo "rds-stress on TOS $1 failed"; return 1; }
+}
+
+# pace_quiet TOS: four pings on TOS, each after over a second of quiet
+# (each a quiet window for the pacing).
+pace_quiet() {
+	local i
+	for ((i = 0; i < 4; i++)); do
+		sleep 1.2
+		pace_ping "$1"
+	done
+}
+
 rings_follow_traffic_on() {
-	local min p0 p1 p2 p3 g0 g1 s0 s1 port i
+	local min p0 p1 p2 p3 g0 g1 s0 s1
 	min=$(sysctl -n net.rds.ib.min_recv_wr)
 	p0=$(counter ib_rx_pages_held)
 	g0=$(counter ib_rx_ring_grown)
 	s0=$(counter ib_rx_ring_shrunk)
-	rds_ping_all "" 1 -Q 7 -I $A4 $B4 > /dev/null || { echo "no pong on TOS 7"; return 1; }
+	pace_ping 7 || { echo "no pong on TOS 7"; return 1; }
 	sleep 1
 	p1=$(counter ib_rx_pages_held)
 	echo "ib_rx_pages_held ${p0:-?} -> ${p1:-?} with two quiet connections (at most $((8 * min)) more)"
 	[ -n "$p0" ] && [ $((p1 - p0)) -gt 0 ] && [ $((p1 - p0)) -le $((8 * min)) ] || return 1
-	port=$(rds_session_port)
-	rds_stress_pair "" "" "grow$port" "$port" "$B4" "$A4" \
-		-t 2 -d 16 -q 8192 -T 3 -Q 7 > "$RDS_TOOLS_WORK/grow.out" 2>&1 ||
-		{ cat "$RDS_TOOLS_WORK/grow.out"; echo "rds-stress on TOS 7 failed"; return 1; }
+	pace_stream 7 || return 1
 	g1=$(counter ib_rx_ring_grown)
 	p2=$(counter ib_rx_pages_held)
 	echo "after 3 s of rds-stress -d 16: ib_rx_ring_grown ${g0:-?} -> ${g1:-?}, ib_rx_pages_held ${p2:-?}"
 	[ $((g1 - g0)) -gt 0 ] || return 1
-	# Two pings more than a second apart each: quiet windows.
-	for ((i = 0; i < 4; i++)); do
-		sleep 1.2
-		rds_ping_all "" 1 -Q 7 -I $A4 $B4 > /dev/null
-	done
+	pace_quiet 7
 	s1=$(counter ib_rx_ring_shrunk)
 	p3=$(counter ib_rx_pages_held)
 	echo "quiet: ib_rx_ring_shrunk ${s0:-?} -> ${s1:-?}, ib_rx_pages_held ${p2:-?} -> ${p3:-?}"
@@ -153,30 +172,24 @@ rings_follow_traffic_on() {
 # them grows the SRQ (ib_srq_grown, ib_srq_posted past srq_min_wr) and
 # arrives whole; quiet seconds shrink it again (ib_srq_shrunk).
 srq_follows_traffic() {
-	local min c0 p0 p1 q1 q2 q3 g0 g1 s0 s1 port i
+	local min c0 p0 p1 q1 q2 q3 g0 g1 s0 s1
 	min=$(sysctl -n net.rds.ib.srq_min_wr)
 	c0=$(counter ib_srq_created)
 	p0=$(counter ib_rx_pages_held)
 	g0=$(counter ib_srq_grown)
 	s0=$(counter ib_srq_shrunk)
-	rds_ping_all "" 1 -Q 8 -I $A4 $B4 > /dev/null || { echo "no pong on TOS 8"; return 1; }
+	pace_ping 8 || { echo "no pong on TOS 8"; return 1; }
 	sleep 1
 	p1=$(counter ib_rx_pages_held)
 	q1=$(counter ib_srq_posted)
 	echo "ib_srq_created ${c0:-?}; ib_rx_pages_held ${p0:-?} -> ${p1:-?} with two new quiet connections; ib_srq_posted ${q1:-?} (srq_min_wr $min)"
 	[ "${c0:-0}" -ge 1 ] && [ -n "$p0" ] && [ $((p1 - p0)) -le 16 ] || return 1
-	port=$(rds_session_port)
-	rds_stress_pair "" "" "srq$port" "$port" "$B4" "$A4" \
-		-t 2 -d 16 -q 8192 -T 3 -Q 8 > "$RDS_TOOLS_WORK/srq.out" 2>&1 ||
-		{ cat "$RDS_TOOLS_WORK/srq.out"; echo "rds-stress on TOS 8 failed"; return 1; }
+	pace_stream 8 || return 1
 	g1=$(counter ib_srq_grown)
 	q2=$(counter ib_srq_posted)
 	echo "after 3 s of rds-stress -d 16: ib_srq_grown ${g0:-?} -> ${g1:-?}, ib_srq_posted ${q2:-?}"
 	[ $((g1 - g0)) -gt 0 ] && [ "$q2" -gt "$min" ] || return 1
-	for ((i = 0; i < 4; i++)); do
-		sleep 1.2
-		rds_ping_all "" 1 -Q 8 -I $A4 $B4 > /dev/null
-	done
+	pace_quiet 8
 	s1=$(counter ib_srq_shrunk)
 	q3=$(counter ib_srq_posted)
 	echo "quiet: ib_srq_shrunk ${s0:-?} -> ${s1:-?}, ib_srq_posted ${q2:-?} -> ${q3:-?}"
