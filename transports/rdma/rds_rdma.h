@@ -1031,14 +1031,9 @@ void rds_rdma_live_start(struct rds_connection *conn);
 void rds_rdma_live_stop(struct rds_rdma_conn *ic);
 
 /* rds_rdma_recv.c */
-enum rds_rdma_pace {
-	RDS_RDMA_PACE_SAME,
-	RDS_RDMA_PACE_GROW,	/* the goal grew: post more */
-	RDS_RDMA_PACE_SHRINK,	/* the target fell */
-};
-
 void rds_rdma_rx_goal_start(struct rds_rdma_rx_goal *g, u32 min, u32 max);
-enum rds_rdma_pace rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, u32 *fell);
+void rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, struct delayed_work *grow,
+		      enum rds_rdma_stat shrunk);
 void rds_rdma_recv_slot_init(struct rds_rdma_recv *r, struct rds_header *hdr,
 			     u64 hdr_dma, u32 lkey,
 			     void (*done)(struct ib_cq *cq, struct ib_wc *wc));

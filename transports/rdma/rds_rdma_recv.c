@@ -254,65 +254,40 @@ void rds_rdma_rx_goal_start(struct rds_rdma_rx_goal *g, u32 min, u32 max)
 /**
  * rds_rdma_rx_pace - set the goal by how fast the peers use the slots
  * @g: the goal, under the slots' lock; a receive just completed
- * @fell: set to how far the target fell on RDS_RDMA_PACE_SHRINK
+ * @grow: the worker that posts towards a goal that grew (queued now,
+ *	not sooner than a pending retry after a failed allocation)
+ * @shrunk: the counter of slots the target fell by
  *
  * Double the goal when half of the posted slots went within
  * RDS_RDMA_RX_BUSY (a peer would soon find none and back off), halve it
  * for each RDS_RDMA_RX_QUIET in which fewer than half went.
- *
- * Return: what the caller's worker has to do.
  */
-enum rds_rdma_pace rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, u32 *fell)
+void rds_rdma_rx_pace(struct rds_rdma_rx_goal *g, struct delayed_work *grow,
+		      enum rds_rdma_stat shrunk)
 {
 	unsigned long took = jiffies - g->window_start;
 	u32 half = max_t(u32, g->target / 2, 1);
-	enum rds_rdma_pace ret = RDS_RDMA_PACE_SAME;
 	unsigned int quiet;
 
 	if (g->min >= g->max)
-		return ret;
+		return;
 	if (++g->window >= half) {
 		if (took < RDS_RDMA_RX_BUSY && g->goal < g->max) {
 			g->goal = min_t(u32, g->goal * 2, g->max);
-			ret = RDS_RDMA_PACE_GROW;
+			queue_delayed_work(rds_rdma_wq, grow, 0);
 		}
 	} else if (took < RDS_RDMA_RX_QUIET) {
-		return ret;
+		return;
 	} else if (g->goal > g->min) {
 		quiet = min_t(unsigned long, took / RDS_RDMA_RX_QUIET, 16);
 		g->goal = max_t(u32, g->goal >> quiet, g->min);
 		if (g->target > g->goal) {
-			*fell = g->target - g->goal;
+			rds_rdma_stat_add(shrunk, g->target - g->goal);
 			g->target = g->goal;
-			ret = RDS_RDMA_PACE_SHRINK;
 		}
 	}
 	g->window = 0;
 	g->window_start = jiffies;
-	return ret;
-}
-
-/* Pace a connection's own slots. Not while dying: the worker stays
- * cancelled.
- */
-static void rds_rdma_recv_pace(struct rds_rdma_conn *ic)
-{
-	u32 fell = 0;
-
-	lockdep_assert_held(&ic->i_rx_lock);
-	switch (rds_rdma_rx_pace(&ic->i_rx_goal, &fell)) {
-	case RDS_RDMA_PACE_GROW:
-		/* Not sooner than a pending retry after a failed
-		 * allocation.
-		 */
-		queue_delayed_work(rds_rdma_wq, &ic->i_rx_w, 0);
-		break;
-	case RDS_RDMA_PACE_SHRINK:
-		rds_rdma_stat_add(RDS_RDMA_STAT_RX_RING_SHRUNK, fell);
-		break;
-	default:
-		break;
-	}
 }
 
 static void rds_rdma_inc_release(struct rds_rdma_incoming *inc)
@@ -647,7 +622,9 @@ static void rds_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* Dying: the worker was cancelled for good, and must stay so. */
 	if (!test_bit(RDS_RDMA_RX_DYING, &ic->i_flags)) {
 		rds_rdma_recv_taken(conn, r, wc->byte_len);
-		rds_rdma_recv_pace(ic);
+		/* Not while dying: the worker stays cancelled. */
+		rds_rdma_rx_pace(&ic->i_rx_goal, &ic->i_rx_w,
+				 RDS_RDMA_STAT_RX_RING_SHRUNK);
 	}
 	empty = !ic->i_recv_posted;
 	if (empty) {

@@ -109,8 +109,6 @@ static void rds_rdma_srq_took(struct rds_rdma_srq *srq,
 			      struct rds_rdma_rxq *q,
 			      struct rds_rdma_srq_slot *s)
 {
-	u32 fell = 0;
-
 	lockdep_assert_held(&srq->s_lock);
 	if (s->s_state == RDS_RDMA_SLOT_ABANDONED) {
 		srq->s_abandoned--;
@@ -128,16 +126,7 @@ static void rds_rdma_srq_took(struct rds_rdma_srq *srq,
 		rds_rdma_stat_inc(RDS_RDMA_STAT_SRQ_UNORDERED);
 	}
 	q->q_low_seq = max(q->q_low_seq, s->s_seq + 1);
-	switch (rds_rdma_rx_pace(&srq->s_goal, &fell)) {
-	case RDS_RDMA_PACE_GROW:
-		queue_delayed_work(rds_rdma_wq, &srq->s_w, 0);
-		break;
-	case RDS_RDMA_PACE_SHRINK:
-		rds_rdma_stat_add(RDS_RDMA_STAT_SRQ_SHRUNK, fell);
-		break;
-	default:
-		break;
-	}
+	rds_rdma_rx_pace(&srq->s_goal, &srq->s_w, RDS_RDMA_STAT_SRQ_SHRUNK);
 }
 
 static void rds_rdma_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
