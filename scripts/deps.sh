@@ -11,7 +11,7 @@ qemu-system-x86 busybox-static cpio kmod iproute2
 rdma-core ibverbs-utils rdmacm-utils libibverbs-dev librdmacm-dev
 python3 sparse dkms gnuplot-nox xz-utils bc flex bison libelf-dev
 libssl-dev procps util-linux trinity debootstrap nftables perftest
-dpkg-dev debhelper dh-dkms lintian"
+dpkg-dev debhelper dh-dkms lintian python3-docutils"
 
 missing=""
 for p in $PKGS; do

@@ -23,6 +23,9 @@
 #     nothing: the kernel's own script, from the headers tree
 #     (linux-kbuild-6.1 ships it as /usr/lib/linux-kbuild-6.1/scripts/
 #     kernel-doc, reached through /lib/modules/*/build/scripts/).
+# (c) docutils parses every Documentation/*.rst without a warning: a
+#     malformed table or a short underline renders wrong, or not at all
+#     (python3-docutils, from scripts/deps.sh).
 #
 # Exits non-zero on any finding; prints each as FILE: problem.
 set -euo pipefail
@@ -198,4 +201,27 @@ if [ -n "$out" ]; then
 fi
 nwarn=$(echo -n "$out" | grep -c . || true)
 echo "# kernel-doc: ${#srcs[@]} files, $nwarn line(s) of warnings ($kdoc)"
+
+# (c) ------------------------------------------------------------------
+py=python3
+$py -c 'import docutils' 2>/dev/null || py=/usr/bin/python3
+mapfile -t pages < <(git ls-files -- 'Documentation/*.rst')
+if ! $py - "${pages[@]}" <<'PY'; then
+import sys
+from docutils.core import publish_doctree
+
+bad = 0
+for page in sys.argv[1:]:
+    with open(page) as f:
+        text = f.read()
+    # Level 2 (warning) and up go to stderr with the file and line.
+    doc = publish_doctree(text, source_path=page, settings_overrides={
+        "report_level": 2, "halt_level": 5, "file_insertion_enabled": False})
+    bad += sum(1 for m in doc.findall(lambda n: n.tagname == "system_message")
+               if m["level"] >= 2)
+print("# docutils: %d pages, %d warning(s)" % (len(sys.argv) - 1, bad))
+sys.exit(1 if bad else 0)
+PY
+	rc=1
+fi
 exit $rc
