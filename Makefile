@@ -136,6 +136,10 @@ demo:
 bench:
 	scripts/bench/bench.sh
 
+# The bench's own client: ceilings and cost curves (bench-msgbench.sh).
+scripts/bench/msgbench: scripts/bench/msgbench.c include/uapi/linux/rds.h
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
+
 # How long traffic stops when a port fails: routes vs an address move.
 bench-failover:
 	scripts/bench/bench-failover.sh

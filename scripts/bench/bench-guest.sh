@@ -208,6 +208,7 @@ perftest_write() {	# TRANSPORT DEVICE LOCAL PEER (the CM picks the local one)
 }
 
 . selftests/lib/netns_pair.sh
+. scripts/bench/bench-msgbench.sh
 for tr in $TRANSPORTS; do
 	read -r laddr faddr extra <<<"$(endpoints "$tr")"
 	[ -n "$laddr" ] || { echo "bench: unknown transport $tr" >&2; continue; }
@@ -252,10 +253,12 @@ for tr in $TRANSPORTS; do
 			echo "$IMPL,$tr,$name,$run,$fields" | tee -a "$CSV"
 		done
 	done
+	ceilings "$tr"
 	[ "$tr" = tcp ] && netns_pair_down
 	# shellcheck disable=SC2086
 	[ "$tr" = ib ] && many_peers ib eth0 10.99.0 "$laddr" $extra
 	[ "$tr" = ib ] && perftest_write ib rxe0 "$laddr" "$faddr"
 	[ "$tr" = iwarp ] && perftest_write iwarp siw0 "$laddr" "$faddr"
 done
+[[ " $TRANSPORTS " == *" loop "* ]] && [ "${BENCH_CURVES:-1}" = 1 ] && curves
 exit 0
