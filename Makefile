@@ -144,6 +144,18 @@ scripts/bench/msgbench: scripts/bench/msgbench.c include/uapi/linux/rds.h
 bench-failover:
 	scripts/bench/bench-failover.sh
 
+# Guest instructions per kernel symbol, a QEMU TCG plugin and the guest's
+# window marker (scripts/bench/insnprof.sh). The marker is linked where
+# no other guest program lives: the plugin knows it by its address.
+INSNPROF := scripts/bench/insnprof
+$(INSNPROF)/insnprof.so: $(INSNPROF)/insnprof.c
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
+		-fvisibility=hidden -o $@ $< -lpthread
+
+$(INSNPROF)/insnprof-mark: $(INSNPROF)/insnprof-mark.S
+	$(CC) -nostdlib -static -no-pie -Wl,-Ttext-segment=0x5e1f0000 \
+		-Wl,--build-id=none -o $@ $<
+
 # An interactive shell in the guest with our modules loaded.
 vm: all
 	scripts/vm/vm.sh --rdma --interactive
@@ -180,3 +192,4 @@ clean:
 	$(IN_ROOT) $(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/modules clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C selftests clean
+	rm -f $(INSNPROF)/insnprof.so $(INSNPROF)/insnprof-mark

@@ -38,6 +38,9 @@
 #                   "wire1" (wire0's is "wire")
 #   --monitor SOCK  a QEMU human monitor on the unix socket SOCK (vmN.sh
 #                   serves the guests' link and freeze requests on it)
+#   --plugin SO[,ARG=VAL...]  load the QEMU TCG plugin SO with its
+#                   arguments (-plugin file=SO,ARGS; scripts/bench/insnprof.sh
+#                   counts instructions per kernel symbol with one)
 #
 # Environment: KDIR/KVER pick the kernel (see lib.sh); MODDIR is its
 # modules dir (default /lib/modules/KVER; a kernel built elsewhere, like
@@ -52,7 +55,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 RDMA=0 LOAD=1 INTERACTIVE=0 INSTALLED=0 SMP=2 MEM=2048 TIMEOUT=1200 ICOUNT=0
-KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" WIRE1="" MONITOR=""
+KERNEL="" APPEND="" OUTDIR="" EXPECT_SPLAT=0 INTREE=0 ROOT="" WIRE="" WIRE1="" MONITOR="" PLUGIN=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rdma) RDMA=1 ;;
@@ -72,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--wire) WIRE=$2; shift ;;
 	--wire1) WIRE1=$2; shift ;;
 	--monitor) MONITOR=$2; shift ;;
+	--plugin) PLUGIN=$2; shift ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -223,6 +227,7 @@ if [ -n "$WIRE_N" ]; then
 			-device "virtio-net-pci,netdev=wire1,mac=$RDS_WIRE1_MAC_PREFIX$WIRE_N")
 fi
 [ -n "$MONITOR" ] && qemu+=(-monitor "unix:$MONITOR,server=on,wait=off")
+[ -n "$PLUGIN" ] && qemu+=(-plugin "file=$PLUGIN")
 # RDS_QEMU_EXTRA: more QEMU options, e.g. "-s" for a gdb stub on :1234
 # (how a guest frozen with interrupts off is inspected; see testbed.rst).
 # shellcheck disable=SC2206
