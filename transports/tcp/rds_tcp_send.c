@@ -138,6 +138,31 @@ static int rds_tcp_sendmsg(struct socket *sock, struct rds_tcp_vecs *v,
 	return sock_sendmsg(sock, &msg);
 }
 
+/*
+ * The socket took less than we gave: from now on write_space kicks the
+ * sender when room comes. Room may have come already, between TCP's
+ * refusal and this flag: look once more, after a barrier that pairs
+ * with the one tcp_check_space() has before it calls write_space (either
+ * we see the room, or write_space sees the flag). True: try again now
+ * (once; the flag stays set, so a drain during that try still kicks).
+ *
+ * Setting the flag only on a refusal, not before every write, matters:
+ * a write on a fast path (veth, loopback) has its ack processed before
+ * it returns, and write_space would kick the send worker for nothing,
+ * a context switch per message.
+ */
+static bool rds_tcp_xmit_blocked(struct rds_tcp_conn *tc, struct sock *sk,
+				 bool *retried)
+{
+	WRITE_ONCE(tc->t_xmit_blocked, true);
+	/* Pairs with the one in tcp_check_space(): flag, then room. */
+	smp_mb();
+	if (*retried || !sk_stream_is_writeable(sk))
+		return false;
+	*retried = true;
+	return true;
+}
+
 /**
  * rds_tcp_xmit - write a message, or as much of it as fits
  * @conn: the connection (UP; the core's transmit lock is held)
@@ -159,7 +184,7 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 	bool pages = test_bit(RDS_MSG_PAGES, &rm->m_flags);
 	struct socket *sock = tc->t_sock;
 	struct rds_tcp_vecs v;
-	bool splice;
+	bool splice, retried = false;
 	u32 una;
 	int ret;
 
@@ -173,8 +198,6 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 	while (*pos < total) {
 		splice = pages && *pos >= sizeof(rm->m_hdr);
 		rds_tcp_vecs_fill(&v, rm, *pos, pages);
-		/* Set before trying: a drain racing our return still kicks. */
-		WRITE_ONCE(tc->t_xmit_blocked, true);
 		/* write_space runs only with this set: it is how acks reach us. */
 		set_bit(SOCK_NOSPACE, &sock->flags);
 		ret = rds_tcp_sendmsg(sock, &v, splice,
@@ -182,6 +205,8 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 		if (ret > 0)
 			*pos += ret;
 		if (ret == -EAGAIN || (ret >= 0 && ret < v.bytes)) {
+			if (rds_tcp_xmit_blocked(tc, sock->sk, &retried))
+				continue;
 			rds_tcp_stat_inc(RDS_TCP_STAT_SNDBUF_FULL);
 			return -EAGAIN;
 		}
