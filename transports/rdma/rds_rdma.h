@@ -892,6 +892,7 @@ void rds_rdma_dev_struct_put(struct rds_rdma_dev *dev);
 struct rds_rdma_dev *rds_rdma_dev_by_addr(struct net *net,
 					  const struct in6_addr *addr,
 					  unsigned int node_type);
+struct rds_rdma_dev *rds_rdma_dev_of_conn(struct rds_rdma_conn *ic);
 int rds_rdma_laddr_check(struct net *net, const struct in6_addr *addr,
 			 __u32 scope_id, unsigned int node_type);
 

@@ -266,6 +266,29 @@ struct rds_rdma_dev *rds_rdma_dev_by_addr(struct net *net,
 	return dev;
 }
 
+/**
+ * rds_rdma_dev_of_conn - the device a connection's queue pair is on
+ * @ic: the connection
+ *
+ * Context: any.
+ * Return: the device with a structure reference (rds_rdma_dev_struct_put),
+ * or NULL if the connection has none or it is going away.
+ */
+struct rds_rdma_dev *rds_rdma_dev_of_conn(struct rds_rdma_conn *ic)
+{
+	struct rds_rdma_dev *dev;
+
+	/* The structure is freed after a grace period; its last
+	 * reference may be going: then it is not ours to take.
+	 */
+	rcu_read_lock();
+	dev = READ_ONCE(ic->i_dev);
+	if (dev && (READ_ONCE(dev->dead) || !refcount_inc_not_zero(&dev->refs)))
+		dev = NULL;
+	rcu_read_unlock();
+	return dev;
+}
+
 int rds_rdma_dev_init(void)
 {
 	return ib_register_client(&rds_rdma_client);

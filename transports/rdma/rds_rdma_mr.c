@@ -410,40 +410,55 @@ static int rds_rdma_frmr_register(struct rds_rdma_dev *dev, struct rds_mr *mr,
 	return ret;
 }
 
-/* The address whose device registers @mr. A key is valid on one device
- * only: a region for one peer whose connection runs on an alternate
- * route (rds_rdma_route.c: another port, often another device) is
- * registered where the route runs, or the peer's RDMA with its key would
- * be refused there, taking the connection down. Otherwise, and for a
- * region any peer may use, the socket's own address picks the device.
- * A move after this leaves the key on the old device: the peer's RDMA
- * fails, and its sender is told.
+/* The device that registers @mr, with a structure reference, and in
+ * *@laddr the address its registration queue pair is made on. A key is
+ * valid on one device only: a region for one peer whose connection is
+ * up is registered on the device that connection runs on, or the peer's
+ * RDMA with its key would be refused, taking the connection down (on an
+ * alternate route, rds_rdma_route.c, that is another port and often
+ * another device than the address's). The device is taken from the
+ * connection: resolving the address binds an RDMA CM id and destroys it
+ * again, about 1 % of an RDMA request's CPU time over rxe
+ * (Documentation/measurements.rst). But a device whose registration
+ * queue pair is still to be made is looked up by the address that makes
+ * it. Otherwise, and for a region any peer may use, the socket's own
+ * address picks the device. A move after this leaves the key on the old
+ * device: the peer's RDMA fails, and its sender is told.
  */
-static const struct in6_addr *
-rds_rdma_mr_laddr(const struct rds_mr *mr, struct net *net,
-		  const struct in6_addr *laddr,
-		  const struct rds_rdma_flavor *fl, struct in6_addr *route)
+static struct rds_rdma_dev *
+rds_rdma_mr_dev(const struct rds_mr *mr, struct net *net,
+		const struct in6_addr **laddr,
+		const struct rds_rdma_flavor *fl, struct in6_addr *route)
 {
+	struct rds_rdma_dev *dev = NULL;
 	struct rds_connection *conn;
 	struct rds_rdma_conn *ic;
-	bool alt = false;
 
 	might_sleep();
 	if (!mr->r_for_peer || !net_eq(net, &init_net))
-		return laddr;
-	conn = rds_conn_find(net, laddr, &mr->r_peer, &fl->trans, mr->r_tos, 0);
+		goto by_addr;
+	conn = rds_conn_find(net, *laddr, &mr->r_peer, &fl->trans, mr->r_tos,
+			     0);
 	if (!conn)
-		return laddr;
+		goto by_addr;
 	ic = rds_rdma_conn(conn);
 	/* The route's address is written under it; held for a copy only. */
 	mutex_lock(&ic->i_cm_mutex);
-	if (ic->i_route.alt && rds_conn_state(conn) == RDS_CONN_UP) {
-		*route = ic->i_route.laddr;
-		alt = true;
+	if (rds_conn_state(conn) == RDS_CONN_UP) {
+		if (ic->i_route.alt) {
+			*route = ic->i_route.laddr;
+			*laddr = route;
+		}
+		dev = rds_rdma_dev_of_conn(ic);
 	}
 	mutex_unlock(&ic->i_cm_mutex);
 	rds_conn_put(conn);
-	return alt ? route : laddr;
+	if (dev && (*laddr == route || READ_ONCE(dev->regqp)))
+		return dev;
+	if (dev)
+		rds_rdma_dev_struct_put(dev);
+by_addr:
+	return rds_rdma_dev_by_addr(net, *laddr, fl->node_type);
 }
 
 /**
@@ -451,7 +466,7 @@ rds_rdma_mr_laddr(const struct rds_mr *mr, struct net *net,
  * @mr: the region, pinned
  * @net: namespace of @laddr
  * @laddr: the registering socket's address (picks the device, unless
- *	the region's peer is reached over an alternate route)
+ *	the region is for a peer whose connection is up)
  * @kg: unused: the key is the device region's
  *
  * Context: process context, may sleep.
@@ -466,8 +481,7 @@ int rds_rdma_mr_register(struct rds_mr *mr, struct net *net,
 	struct in6_addr route;
 	int access, ret, tries = 0;
 
-	laddr = rds_rdma_mr_laddr(mr, net, laddr, fl, &route);
-	dev = rds_rdma_dev_by_addr(net, laddr, fl->node_type);
+	dev = rds_rdma_mr_dev(mr, net, &laddr, fl, &route);
 	if (!dev)
 		return -ENODEV;
 	if (mr->r_npages > rds_rdma_frmr_max_pages(dev, class)) {
