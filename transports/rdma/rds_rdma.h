@@ -875,6 +875,7 @@ int rds_rdma_sysctl_init(void);
 void rds_rdma_sysctl_exit(void);
 
 extern struct workqueue_struct *rds_rdma_wq;
+extern struct workqueue_struct *rds_rdma_rw_wq;
 extern struct workqueue_struct *rds_rdma_corpse_wq;
 
 /* rds_rdma_pages.c */

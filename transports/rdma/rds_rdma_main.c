@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The verbs engine as a whole: start and stop (listeners, devices,
- * sysctls, the workqueue), the flavors registered on it, the RDS_INFO
+ * sysctls, the workqueues), the flavors registered on it, the RDS_INFO
  * tables of RDMA connections and the counters. rds_rdma.ko links the
  * engine with the InfiniBand flavor; rds_iwarp.ko registers its own.
  */
@@ -11,6 +11,12 @@
 #include "rds_rdma.h"
 
 struct workqueue_struct *rds_rdma_wq;
+/* Releases RDMA operations (rds_rdma_rw.c) and so delivers their
+ * notifications: at high priority, as ib_core's completion workqueue,
+ * so that a sender waiting for one is not held behind the busy tasks
+ * it competes with (Documentation/measurements.rst).
+ */
+struct workqueue_struct *rds_rdma_rw_wq;
 /* Destroys drained queue pairs (rds_rdma_conn.c), which can take rxe
  * seconds: not on rds_rdma_wq, whose other work a shutdown waits for.
  */
@@ -301,10 +307,16 @@ int rds_rdma_engine_init(void)
 				      0);
 	if (!rds_rdma_wq)
 		return -ENOMEM;
+	rds_rdma_rw_wq = alloc_workqueue("rds_rdma_rw", WQ_MEM_RECLAIM |
+					 WQ_HIGHPRI | RDS_WQ_PERCPU, 0);
+	if (!rds_rdma_rw_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	rds_rdma_corpse_wq = alloc_workqueue("rds_rdma_corpse", WQ_UNBOUND, 0);
 	if (!rds_rdma_corpse_wq) {
 		ret = -ENOMEM;
-		goto err_wq;
+		goto err_rw_wq;
 	}
 	ret = rds_rdma_sysctl_init();
 	if (ret)
@@ -328,6 +340,8 @@ err_sysctl:
 	rds_rdma_sysctl_exit();
 err_corpse_wq:
 	destroy_workqueue(rds_rdma_corpse_wq);
+err_rw_wq:
+	destroy_workqueue(rds_rdma_rw_wq);
 err_wq:
 	destroy_workqueue(rds_rdma_wq);
 	return ret;
@@ -344,6 +358,7 @@ void rds_rdma_engine_exit(void)
 	rds_rdma_sysctl_exit();
 	/* Every connection is freed: each worker has at most returned. */
 	destroy_workqueue(rds_rdma_corpse_wq);
+	destroy_workqueue(rds_rdma_rw_wq);
 	destroy_workqueue(rds_rdma_wq);
 	rds_rdma_pages_drain();
 }

@@ -18,13 +18,15 @@
  * stale length when its transmit side is idle, a protocol error.
  *
  * A completion only records the outcome: the pages are released from a
- * work item (unpinning may sleep). Shutdown waits for those. An
- * operation may never see its completion: its post failed part-way, or
- * the device lost it (siw, after the peer terminated the stream, does
- * not flush READs waiting for their answer). Once the queue pair is
- * drained nothing more can complete, so shutdown releases what is left
- * itself, before the queue pair goes, and frees those structures only
- * after the completion queues (a late completion finds them claimed).
+ * work item (unpinning may sleep) on rds_rdma_rw_wq, whose high
+ * priority keeps the sender's notification from waiting behind busy
+ * tasks. Shutdown waits for those. An operation may never see its
+ * completion: its post failed part-way, or the device lost it (siw,
+ * after the peer terminated the stream, does not flush READs waiting
+ * for their answer). Once the queue pair is drained nothing more can
+ * complete, so shutdown releases what is left itself, before the queue
+ * pair goes, and frees those structures only after the completion
+ * queues (a late completion finds them claimed).
  *
  * Lock order: i_rdma_lock is a leaf (the live list).
  */
@@ -159,7 +161,7 @@ static void rds_rdma_ctx_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	x->x_status = rds_rdma_wc_status(wc);
 	rds_rdma_wc_failed(x->x_conn, wc, "RDMA to");
-	queue_work(rds_rdma_wq, &x->x_work);
+	queue_work(rds_rdma_rw_wq, &x->x_work);
 }
 
 /* Room for @nwr more work requests of RDMA operations? If not, the
