@@ -484,6 +484,7 @@ static void __exit rds_exit(void)
 	unregister_pernet_subsys(&rds_net_ops);
 	rds_conn_exit();
 	destroy_workqueue(rds_wq);
+	rds_msg_pages_exit();
 	rds_trans_exit();
 }
 

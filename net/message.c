@@ -71,7 +71,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 		return rm;
 	}
 	for (i = 0; i < nents; i++) {
-		struct page *page = alloc_page(gfp | __GFP_ACCOUNT);
+		struct page *page = rds_msg_page_alloc(gfp);
 
 		if (!page)
 			goto err;
@@ -192,7 +192,7 @@ static void rds_message_free(struct rds_message *rm)
 		rds_zcopy_unpin(rm);
 	else if (rm->m_len > RDS_MSG_INLINE_MAX)
 		for (i = 0; i < rm->m_nents; i++)
-			__free_page(sg_page(&rm->m_sg[i]));
+			rds_msg_page_free(sg_page(&rm->m_sg[i]));
 	/* Only now is the sender's buffer no longer ours. */
 	kfree(rm->m_async);
 	if (rm->m_znotifier)

@@ -629,6 +629,11 @@ struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
 				      u32 cookie);
 struct rds_message *rds_message_cong_map(struct rds_connection *conn);
 
+/* msg_pages.c */
+struct page *rds_msg_page_alloc(gfp_t gfp);
+void rds_msg_page_free(struct page *page);
+void rds_msg_pages_exit(void);
+
 /* The knot: connection.c, lanes.c and send.c call each other. */
 
 /* connection.c */
