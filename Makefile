@@ -52,7 +52,7 @@ export KDIR KVER
 	check-debug check-fault check-ha-debug fuzz soak $(addprefix check-,$(OTHER_KERNELS)) \
 	check-wire check-wire-short test deb check-deb tools_install
 
-all: modules tools selftests
+all: modules tools selftests scripts/bench/msgbench
 
 modules:
 	@test -n "$(KDIR)" || { echo "no kernel build dir: run scripts/deps.sh" >&2; exit 1; }

@@ -122,7 +122,7 @@ echo "TAP version 13" | tee -a "$TAP"
 
 if [ "$BUILD" = 1 ]; then
 	scripts/deps.sh || { echo "dependency install failed" >&2; exit 1; }
-	step "build modules, tools and selftests" make modules tools selftests
+	step "build modules, tools, selftests and msgbench" make modules tools selftests scripts/bench/msgbench
 	[ "$fail" = 0 ] || finish
 fi
 
@@ -143,14 +143,14 @@ guest_cmd() {	# NAME...
 }
 
 # One guest, both hosts in network namespaces; in the full run on ours
-# also the memory cgroup test (selftests/hosts/memcg.sh, about 30 s; not
-# in make check's budget; Linux's RDS charges no cgroup for what it
-# receives).
+# also the memory cgroup tests (selftests/hosts/memcg.sh, about 30 s, and
+# msg_pages_memcg.sh, 16 s; not in make check's budget; Linux's RDS
+# charges no cgroup for what it receives).
 netns_boot() {
 	local out=$RESULTS/netns-$IMPL log=$RESULTS/netns-$IMPL.log opts=() rc t0
 	local progs=(netns_tcp)
 	[ "$IMPL" = intree ] && opts+=(--intree)
-	[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && progs+=(memcg)
+	[ "$IMPL" = ours ] && [ "$SHORT" = 0 ] && progs+=(memcg msg_pages_memcg)
 	t0=$(date +%s)
 	scripts/vm/vm.sh "${opts[@]}" --smp 1 --timeout 900 --out "$out" -- \
 		"$(guest_cmd "${progs[@]}")" > "$log" 2>&1

@@ -151,7 +151,7 @@ kcflags=-Werror
 phase "build (modules, tools, selftests)"
 step "build modules and test-only modules with W=1 and no warnings" \
 	make modules test-modules W=1 KCFLAGS="$kcflags"
-step "build tools and selftests" make tools selftests
+step "build tools, selftests and msgbench" make tools selftests scripts/bench/msgbench
 if [ "$fail" != 0 ]; then
 	echo "build failed; see $RESULTS" >&2
 	emit "1..$n"
@@ -503,10 +503,10 @@ host_join
 twohost_iw_debug() {
 	local out=$RESULTS/twohost-iw log=$RESULTS/twohost-iw.log rc h
 	phase "two debug-kernel hosts"
-	[ "$DRY" = 1 ] && { dry_boot 0 vm2.sh first_contact twohost_iw memcg; return; }
+	[ "$DRY" = 1 ] && { dry_boot 0 vm2.sh first_contact twohost_iw memcg msg_pages_memcg; return; }
 	RDS_LOGSCAN_IGNORE='kmemleak: [0-9]+ new suspected' \
 		scripts/vm/vm2.sh --rdma --timeout 1500 --out "$out" -- \
-		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw memcg; rc=$?
+		'RDS_WIRE_SHORT=1 RDS_WIRE_SECONDS=1 RDS_SUITE=hosts selftests/run.sh first_contact twohost_iw memcg msg_pages_memcg; rc=$?
 		scripts/check/kmemleak-check.sh /run/out/kmemleak.txt > /run/out/kmemleak.log 2>&1 || rc=1
 		exit $rc' > "$log" 2>&1
 	rc=$?
