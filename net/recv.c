@@ -389,7 +389,9 @@ static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
 		}
 	}
 
-	cookie = rds_rdma_hdr_cookie(&inc->i_hdr);
+	/* No extension header (most messages): no RDMA_DEST cookie. */
+	cookie = inc->i_hdr.h_exthdr[0] != RDS_EXTHDR_NONE ?
+		 rds_rdma_hdr_cookie(&inc->i_hdr) : 0;
 	if (cookie) {
 		ret = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_DEST, sizeof(cookie),
 			       &cookie);
@@ -522,7 +524,8 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			break;
 		}
 		/* As Linux: zero-copy completions ride along if they fit. */
-		rds_zcopy_recv(rs, msg);
+		if (sock_flag(sk, SOCK_ZEROCOPY))
+			rds_zcopy_recv(rs, msg);
 		rds_stats_inc(rn, RDS_STAT_RECV_DELIVERED);
 		rds_recv_name(rs, inc, msg);
 		break;

@@ -1106,13 +1106,21 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 	return ret;
 }
 
+/* What a sendmsg()'s control messages ask for, beyond a zero-copy cookie:
+ * the parsers to run (none for a plain message).
+ */
+#define RDS_SEND_CMSG_RDMA	BIT(0)	/* rds_rdma_parse_cmsgs() */
+#define RDS_SEND_CMSG_ASYNC	BIT(1)	/* rds_async_parse() */
+
 /* Validate control messages as Linux's RDS does, in its order. RDMA and
  * atomics are checked further by rds_rdma_parse_cmsgs(); a zero-copy
- * cookie goes to *@zcookie.
+ * cookie goes to *@zcookie; *@parse gets the RDS_SEND_CMSG_* bits of the
+ * parsers the message needs.
  */
-static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie)
+static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie,
+				unsigned int *parse)
 {
-	bool cookie = false, rdma = false, map = false;
+	bool cookie = false, rdma = false, map = false, async = false;
 	struct cmsghdr *cmsg;
 	int ret;
 
@@ -1130,6 +1138,7 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie)
 			rdma = true;
 			break;
 		case RDS_CMSG_ASYNC_SEND:	/* UEK's; rds_async_parse() */
+			async = true;
 			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
 			ret = rds_zcopy_cookie(cmsg, zcookie);
@@ -1153,6 +1162,8 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy, u32 *zcookie)
 	/* A cookie names a zero-copy send: without SO_ZEROCOPY there is none. */
 	if (cookie && !zcopy)
 		return -EINVAL;
+	*parse = (rdma || map ? RDS_SEND_CMSG_RDMA : 0) |
+		 (async ? RDS_SEND_CMSG_ASYNC : 0);
 	return 0;
 }
 
@@ -1311,7 +1322,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	struct rds_message *rm;
 	struct rds_send_try t;
 	struct in6_addr daddr;
-	unsigned int retried = 0;
+	unsigned int retried = 0, parse;
 	__be16 dport;
 	u32 scope_id, zcookie = 0;
 	long timeo;
@@ -1351,7 +1362,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return -EMSGSIZE;
 	if (zcopy && !(rs->rs_transport->caps & RDS_TRANS_CAP_ZEROCOPY))
 		return -EOPNOTSUPP;
-	ret = rds_send_check_cmsgs(msg, zcopy, &zcookie);
+	ret = rds_send_check_cmsgs(msg, zcopy, &zcookie, &parse);
 	if (ret)
 		return ret;
 
@@ -1369,14 +1380,19 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		rds_stats_add(rn, RDS_STAT_COPY_FROM_USER, payload_len);
 	}
 	rm->m_daddr = daddr;
-	ret = rds_rdma_parse_cmsgs(rs, rm, msg);
-	if (ret)
-		goto out;
-	ret = rds_async_parse(rm, msg);
-	if (ret)
-		goto out;
-
-	rds_rdma_set_exthdrs(rm);
+	/* A plain message (most are) has nothing to parse or describe. */
+	if (parse & RDS_SEND_CMSG_RDMA) {
+		ret = rds_rdma_parse_cmsgs(rs, rm, msg);
+		if (ret)
+			goto out;
+	}
+	if (parse & RDS_SEND_CMSG_ASYNC) {
+		ret = rds_async_parse(rm, msg);
+		if (ret)
+			goto out;
+	}
+	if (rm->m_rdma || rm->m_rdma_cookie)
+		rds_rdma_set_exthdrs(rm);
 	timeo = sock_sndtimeo(sk, nonblock);
 again:
 	conn = rds_send_conn(rs, &daddr, scope_id, nonblock, timeo);
