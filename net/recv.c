@@ -463,6 +463,29 @@ static void rds_recv_name(struct rds_sock *rs, struct rds_incoming *inc,
 	}
 }
 
+/* Sleep until something may be readable, @timeo at most; the caller
+ * looks again. One prepare_to_wait() a sleep: wait_event*() would queue
+ * itself again after the wakeup only to test the condition.
+ * Return: the time left (positive also when it ran out with something
+ * pending, as wait_event*()), 0 when it ran out, or -ERESTARTSYS.
+ */
+static long rds_recv_wait(struct rds_sock *rs, long timeo)
+{
+	struct sock *sk = rds_rs_to_sk(rs);
+	DEFINE_WAIT(wait);
+
+	/* Queued before the test: rds_wake_sk() sees us or we see it. */
+	prepare_to_wait(sk_sleep(sk), &wait, TASK_INTERRUPTIBLE);
+	if (!rds_recv_pending(rs))
+		timeo = schedule_timeout(timeo);
+	finish_wait(sk_sleep(sk), &wait);
+	if (rds_recv_pending(rs))
+		return timeo ? timeo : 1;
+	if (signal_pending(current))
+		return -ERESTARTSYS;
+	return timeo;
+}
+
 int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		int msg_flags)
 {
@@ -494,9 +517,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			 */
 			if (nonblock)
 				return rds_zcopy_recv(rs, msg);
-			timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-								 rds_recv_pending(rs),
-								 timeo);
+			timeo = rds_recv_wait(rs, timeo);
 			if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
 				continue;
 			return timeo ? timeo : -ETIMEDOUT;
