@@ -24,9 +24,9 @@ static void rds_cong_queue_update(struct rds_connection *conn, void *map)
 }
 
 /**
- * rds_cong_changed - act on a change rds_cong_update_locked() reported
+ * __rds_cong_changed - act on a change of a port's congestion bit
  * @rs: the socket whose port changed
- * @change: what rds_cong_update_locked() returned
+ * @change: RDS_CONG_SET or RDS_CONG_CLEARED (rds_cong_changed())
  *
  * Wakes local senders and monitors when the port uncongested, and sends
  * the new map to every peer connected over a wire (each takes the map as
@@ -35,12 +35,10 @@ static void rds_cong_queue_update(struct rds_connection *conn, void *map)
  *
  * Context: any; no RDS spinlock held.
  */
-void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
+void __rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
 {
 	struct rds_net *rn = rds_net(rds_sock_net(rs));
 
-	if (change == RDS_CONG_SAME)
-		return;
 	if (change == RDS_CONG_CLEARED) {
 		rds_cong_notify_monitors(rn, RDS_CONG_MONITOR_MASK(be16_to_cpu(rs->rs_bound.port)));
 		wake_up_interruptible_all(&rn->cong_waitq);

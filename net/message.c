@@ -206,12 +206,6 @@ static void rds_message_free(struct rds_message *rm)
 	rds_obj_dec(RDS_OBJ_MESSAGE);
 }
 
-void rds_message_get(struct rds_message *rm)
-{
-	refcount_inc(&rm->m_refcount);
-}
-EXPORT_SYMBOL_GPL(rds_message_get);
-
 void rds_message_put(struct rds_message *rm)
 {
 	if (refcount_dec_and_test(&rm->m_refcount))
@@ -320,11 +314,6 @@ void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 	rds_obj_inc(RDS_OBJ_INCOMING);
 }
 EXPORT_SYMBOL_GPL(rds_inc_init);
-
-void rds_inc_get(struct rds_incoming *inc)
-{
-	refcount_inc(&inc->i_refcount);
-}
 
 void rds_inc_put(struct rds_incoming *inc)
 {

@@ -620,7 +620,11 @@ int rds_rdma_notify_recv(struct rds_sock *rs, struct msghdr *msg);
 void rds_rdma_drop_notifications(struct rds_sock *rs);
 
 /* message.c (and rds_conn_get/put, in <net/rds/connection.h>) */
-void rds_inc_get(struct rds_incoming *inc);
+static inline void rds_inc_get(struct rds_incoming *inc)
+{
+	refcount_inc(&inc->i_refcount);
+}
+
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
 struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
@@ -717,7 +721,25 @@ void rds_send_net_exit(struct rds_net *rn);
 /* Above the knot. */
 
 /* cong_update.c: the map protocol */
-void rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change);
+void __rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change);
+
+/**
+ * rds_cong_changed - act on a change rds_cong_update_locked() reported
+ * @rs: the socket whose port changed
+ * @change: what rds_cong_update_locked() returned
+ *
+ * Nothing to do for RDS_CONG_SAME (nearly every message): tested here,
+ * without a call.
+ *
+ * Context: any; no RDS spinlock held.
+ */
+static inline void rds_cong_changed(struct rds_sock *rs,
+				    enum rds_cong_change change)
+{
+	if (change != RDS_CONG_SAME)
+		__rds_cong_changed(rs, change);
+}
+
 void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc);
 
 /* recv.c */

@@ -129,7 +129,12 @@ struct rds_message {
 	struct scatterlist	m_sg[];
 };
 
-void rds_message_get(struct rds_message *rm);
+/* Another reference to @rm, which the caller holds one to. */
+static inline void rds_message_get(struct rds_message *rm)
+{
+	refcount_inc(&rm->m_refcount);
+}
+
 void rds_message_put(struct rds_message *rm);
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
