@@ -52,6 +52,54 @@ struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 	return rs;
 }
 
+/**
+ * rds_find_bound_rx - rds_find_bound() for a connection's receive path
+ * @rn: namespace of @conn
+ * @conn: the connection a message arrived on; its receive path is
+ *	serialized, so the cache in it has one writer
+ * @addr: local address
+ * @port: local port
+ *
+ * A stream of messages goes to one socket: the last one found is
+ * remembered in @conn (no reference) with the namespace's bind_gen. While
+ * bind_gen is unchanged, no socket left the bind table since the lookup,
+ * so that socket is still hashed under its key (keys never change while
+ * hashed) and its memory is valid: freed a grace period after it left
+ * the table (SOCK_RCU_FREE), after bind_gen moved. A changed bind_gen or
+ * another key looks up the table.
+ *
+ * Context: any; takes the RCU read lock itself.
+ * Return: the socket with a reference held (sock_put() it), or NULL.
+ */
+struct rds_sock *rds_find_bound_rx(struct rds_net *rn,
+				   struct rds_connection *conn,
+				   const struct in6_addr *addr, __be16 port)
+{
+	struct rds_sock *rs;
+	u64 gen;
+
+	rcu_read_lock();
+	/* Pairs with rds_remove_bound(): a new value means the unhash. */
+	gen = atomic64_read_acquire(&rn->bind_gen);
+	rs = conn->c_rx_rs;
+	if (rs && conn->c_rx_rs_gen == gen && rs->rs_bound.port == port &&
+	    rs->rs_bound.scope_id == conn->c_dev_if &&
+	    ipv6_addr_equal(&rs->rs_bound.addr, addr)) {
+		if (sock_flag(rds_rs_to_sk(rs), SOCK_DEAD) ||
+		    !refcount_inc_not_zero(&rds_rs_to_sk(rs)->sk_refcnt))
+			rs = NULL;
+		rcu_read_unlock();
+		return rs;
+	}
+	rcu_read_unlock();
+
+	rs = rds_find_bound(rn, addr, port, conn->c_dev_if);
+	/* Read before the lookup: a socket unhashed since moved it on. */
+	conn->c_rx_rs = rs;
+	conn->c_rx_rs_gen = gen;
+	return rs;
+}
+
 /* Ports an ephemeral bind() may pick: all but 0 and the probe port. */
 #define RDS_EPHEMERAL_FIRST	2
 #define RDS_EPHEMERAL_COUNT	(65536 - RDS_EPHEMERAL_FIRST)
@@ -152,6 +200,11 @@ void rds_remove_bound(struct rds_sock *rs)
 	WARN_ON_ONCE(rhashtable_remove_fast(&rn->bind_table,
 					    &rs->rs_bound_node,
 					    rds_bind_params));
+	/* Connections that remember @rs look it up again from now on
+	 * (rds_find_bound_rx()); ordered after the unhash.
+	 */
+	smp_mb__before_atomic();
+	atomic64_inc(&rn->bind_gen);
 	/* RCU lookups may still find it: they check SOCK_DEAD and take a
 	 * reference only if one is left; the memory waits for a grace
 	 * period (SOCK_RCU_FREE).
@@ -227,6 +280,7 @@ out:
 int rds_bind_net_init(struct rds_net *rn)
 {
 	mutex_init(&rn->bind_mutex);
+	atomic64_set(&rn->bind_gen, 0);
 	return rhashtable_init(&rn->bind_table, &rds_bind_params);
 }
 

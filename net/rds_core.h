@@ -75,6 +75,8 @@ struct rds_bind_key {
  * @net: the namespace
  * @bind_table: bound sockets by struct rds_bind_key
  * @bind_mutex: serializes inserts into @bind_table
+ * @bind_gen: bumped after each socket leaves @bind_table: validates the
+ *	socket a connection's receive path remembers (rds_find_bound_rx())
  * @hash_seed: random, keys @conn_hash, @tomb_hash and @cong_hash
  * @gen_num: this incarnation of the namespace's RDS, random and never 0:
  *	sent as GEN_NUM in probes and pongs, a peer tells our restart by it
@@ -136,6 +138,7 @@ struct rds_net {
 	struct net		*net;
 	struct rhashtable	bind_table;
 	struct mutex		bind_mutex;	/* bind_table inserts */
+	atomic64_t		bind_gen;
 	u32			hash_seed;	/* conn, tomb and cong hashes */
 	u32			gen_num;
 	spinlock_t		conn_lock;	/* conn_hash writers, tombs */
@@ -593,6 +596,9 @@ int rds_bind(struct socket *sock, rds_sockaddr_arg *uaddr, int addr_len);
 void rds_remove_bound(struct rds_sock *rs);
 struct rds_sock *rds_find_bound(struct rds_net *rn, const struct in6_addr *addr,
 				__be16 port, u32 scope_id);
+struct rds_sock *rds_find_bound_rx(struct rds_net *rn,
+				   struct rds_connection *conn,
+				   const struct in6_addr *addr, __be16 port);
 int rds_bind_net_init(struct rds_net *rn);
 void rds_bind_net_exit(struct rds_net *rn);
 

@@ -127,7 +127,7 @@ static void rds_recv_queue(struct rds_net *rn, struct rds_connection *conn,
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
 		return;
 	}
-	rs = rds_find_bound(rn, &inc->i_daddr, hdr->h_dport, conn->c_dev_if);
+	rs = rds_find_bound_rx(rn, conn, &inc->i_daddr, hdr->h_dport);
 	if (!rs) {
 		rds_recv_drop(rn, conn, RDS_STAT_RECV_DROP_NO_SOCK, hdr->h_dport);
 		return;

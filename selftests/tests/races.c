@@ -607,6 +607,42 @@ RDS_TEST(receiver_closed_and_rebound_under_traffic)
 	rds_objs_settle(&base, 5000);
 }
 
+/* The receive path remembers the socket it delivered to last: each
+ * message must still reach the socket bound to its port now. A port's
+ * receiver is closed and bound again before each message (the new
+ * socket may take the old one's memory), while every other message
+ * goes to a second port, so that what is remembered changes both ways.
+ */
+RDS_TEST(rebound_receiver_gets_next_message)
+{
+	struct rds_addr ra = rds_addr4("127.0.0.1", 4302);
+	struct rds_addr rb = rds_addr4("127.0.0.1", 4303);
+	int s = rds_bound("127.0.0.1", 0, NULL);
+	int q = rds_bound("127.0.0.1", 4303, NULL);
+	char buf[64], got[64];
+	int i, r;
+
+	for (i = 0; i < iters(200); i++) {
+		r = rds_bound("127.0.0.1", 4302, NULL);
+		rds_fill(buf, sizeof(buf), i);
+		rds_send(s, &ra, buf, sizeof(buf), 0);
+		RDS_EXPECT(rds_wait_readable(r, 5000));
+		RDS_EXPECT(recv(r, got, sizeof(got), MSG_DONTWAIT) ==
+			   sizeof(got));
+		RDS_EXPECT(!memcmp(buf, got, sizeof(buf)));
+		close(r);
+		if (i & 1) {
+			rds_send(s, &rb, buf, sizeof(buf), 0);
+			RDS_EXPECT(rds_wait_readable(q, 5000));
+			RDS_EXPECT(recv(q, got, sizeof(got), MSG_DONTWAIT) ==
+				   sizeof(got));
+			RDS_EXPECT(!memcmp(buf, got, sizeof(buf)));
+		}
+	}
+	close(q);
+	close(s);
+}
+
 /* connect() switching the default destination under send(). */
 struct cs {
 	int s, r[2];

@@ -151,6 +151,10 @@ enum {
  *	(connection.c, under the namespace's conn_lock)
  * @c_peer_item: lane 0 made for a peer: on the namespace's peer_conns
  * @c_hist: history and last drop reason (rds-info -p)
+ * @c_rx_rs: the socket the receive path last delivered to, without a
+ *	reference: valid only while the namespace's bind_gen equals
+ *	@c_rx_rs_gen (bind.c); written by the receive path only
+ * @c_rx_rs_gen: bind_gen when @c_rx_rs was looked up
  * @c_tdata: the transport's per-connection state, conn_data_size bytes
  *
  * Transports read the fields down to @c_xmit_map (the last through
@@ -211,6 +215,8 @@ struct rds_connection {
 	struct rds_conn_peer	*c_peer;
 	struct list_head	c_peer_item;
 	struct rds_conn_hist	c_hist;
+	struct rds_sock		*c_rx_rs;
+	u64			c_rx_rs_gen;
 	u64			c_tdata[];
 };
 
