@@ -34,7 +34,7 @@ static struct proto rds_proto = {
 
 static void rds_sock_unlink(struct rds_sock *rs)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 
 	spin_lock_bh(&rn->sock_lock);
 	list_del_init(&rs->rs_item);
@@ -325,6 +325,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	sk->sk_destruct = rds_sock_destruct;
 
 	rs = rds_sk_to_rs(sk);
+	rs->rs_rn = rn;
 	spin_lock_init(&rs->rs_lock);
 	INIT_LIST_HEAD(&rs->rs_send_queue);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
@@ -364,6 +365,8 @@ static __net_init int rds_net_init(struct net *net)
 	int ret, i;
 
 	rn->net = net;
+	if (net_eq(net, &init_net))
+		rds_init_rn = rn;
 	rn->hash_seed = get_random_u32();
 	/* A peer that sees another value knows we restarted (lanes.c). */
 	do {

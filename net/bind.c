@@ -193,7 +193,7 @@ out:
  */
 void rds_remove_bound(struct rds_sock *rs)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 
 	if (!rds_sock_bound(rs))
 		return;

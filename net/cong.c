@@ -182,7 +182,7 @@ const u8 *rds_cong_bits(const struct rds_cong_map *map)
  */
 void rds_cong_monitor_set(struct rds_sock *rs, bool on)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 
 	spin_lock_bh(&rn->sock_lock);
 	spin_lock(&rs->rs_lock);
@@ -258,7 +258,7 @@ enum rds_cong_change rds_cong_update_locked(struct rds_sock *rs)
 		set_bit_le(port, map->m_bits);
 	else
 		clear_bit_le(port, map->m_bits);
-	atomic_inc(&rds_net(rds_sock_net(rs))->cong_gen);
+	atomic_inc(&rds_sock_rn(rs)->cong_gen);
 	return congested ? RDS_CONG_SET : RDS_CONG_CLEARED;
 }
 

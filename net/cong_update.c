@@ -19,7 +19,7 @@ static void rds_cong_queue_update(struct rds_connection *conn, void *map)
 	    rds_conn_state(conn) != RDS_CONN_UP)
 		return;
 	set_bit(RDS_CONN_CONG_QUEUED, &conn->c_flags);
-	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONG_UPDATE_QUEUED);
+	rds_stats_inc(rds_conn_rn(conn), RDS_STAT_CONG_UPDATE_QUEUED);
 	rds_send_kick(conn);
 }
 
@@ -37,7 +37,7 @@ static void rds_cong_queue_update(struct rds_connection *conn, void *map)
  */
 void __rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 
 	if (change == RDS_CONG_CLEARED) {
 		rds_cong_notify_monitors(rn, RDS_CONG_MONITOR_MASK(be16_to_cpu(rs->rs_bound.port)));
@@ -55,7 +55,7 @@ void __rds_cong_changed(struct rds_sock *rs, enum rds_cong_change change)
  */
 void rds_cong_recv_map(struct rds_connection *conn, struct rds_incoming *inc)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	struct kvec kv;
 	struct iov_iter it;
 	u64 freed;

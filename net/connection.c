@@ -254,7 +254,7 @@ EXPORT_SYMBOL_GPL(rds_conn_transition);
  */
 static void rds_conn_release(struct rds_connection *conn, bool trans_data)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 
 	if (trans_data && conn->c_trans->conn_free)
 		conn->c_trans->conn_free(conn);
@@ -307,6 +307,7 @@ static struct rds_connection *rds_conn_alloc(struct net *net,
 		return NULL;
 	refcount_set(&conn->c_refs, 1);
 	write_pnet(&conn->c_net, net);
+	conn->c_rn = rn;
 	conn->c_laddr = *laddr;
 	conn->c_faddr = *faddr;
 	conn->c_dev_if = dev_if;
@@ -772,7 +773,7 @@ EXPORT_SYMBOL_GPL(rds_conn_accept_lane);
  */
 void rds_conn_peer_restarted(struct rds_connection *conn0)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn0));
+	struct rds_net *rn = rds_conn_rn(conn0);
 	struct rds_connection *lane;
 	struct rds_conn_tomb *t;
 	unsigned int k;
@@ -834,7 +835,7 @@ EXPORT_SYMBOL_GPL(rds_conn_want_connect);
  */
 static void rds_conn_arm_timeout(struct rds_connection *conn)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 
 	spin_lock_bh(&conn->c_lock);
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
@@ -851,7 +852,7 @@ static void rds_conn_timeout_worker(struct work_struct *work)
 
 	if (rds_conn_state(conn) != RDS_CONN_CONNECTING)
 		return;
-	rds_stats_inc(rds_net(rds_conn_net(conn)),
+	rds_stats_inc(rds_conn_rn(conn),
 		      RDS_STAT_CONN_CONNECT_TIMEOUT);
 	trace_rds_conn_error(conn, -ETIMEDOUT, RDS_TRACE_SITE_CONNECT_TIMEOUT);
 	rds_conn_drop_reason(conn, RDS_DROP_CONNECT_TIMEOUT);
@@ -920,7 +921,7 @@ out:
  */
 void rds_connect_complete(struct rds_connection *conn)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 
 	if (!rds_conn_transition(conn, RDS_CONN_CONNECTING, RDS_CONN_UP)) {
 		rds_conn_drop_reason(conn, RDS_DROP_BAD_STATE);
@@ -988,7 +989,7 @@ bool rds_conn_drop_reason(struct rds_connection *conn,
 	}
 	rds_conn_hist_drop(conn, state, reason);
 	trace_rds_conn_drop(conn, reason);
-	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_CONN_RESET);
+	rds_stats_inc(rds_conn_rn(conn), RDS_STAT_CONN_RESET);
 	/* Under c_lock, as rds_conn_queue_delayed() explains. */
 	spin_lock_bh(&conn->c_lock);
 	if (!test_bit(RDS_CONN_DESTROYING, &conn->c_flags))
@@ -1011,7 +1012,7 @@ EXPORT_SYMBOL_GPL(rds_conn_drop_reason);
 void rds_conn_unacked_limits(const struct rds_connection *conn,
 			     u32 *packets, u32 *bytes)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 
 	*packets = max(READ_ONCE(rn->max_unacked_packets), 1);
 	*bytes = max(READ_ONCE(rn->max_unacked_bytes), 1);
@@ -1064,7 +1065,7 @@ out:
  */
 static void rds_conn_expire_lanes(struct rds_connection *conn0)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn0));
+	struct rds_net *rn = rds_conn_rn(conn0);
 	struct rds_connection *lane;
 	unsigned int k;
 
@@ -1088,7 +1089,7 @@ static void rds_conn_down_worker(struct work_struct *work)
 {
 	struct rds_connection *conn = container_of(work, struct rds_connection,
 						   c_down_w);
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	unsigned long delay, max;
 	bool pending;
 

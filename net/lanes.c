@@ -107,7 +107,7 @@ void rds_lanes_add_exts(struct rds_connection *conn0, struct rds_header *hdr)
 						      READ_ONCE(conn0->c_peer_ids))),
 	};
 	struct rds_ext_header_gen_num gn = {
-		.h_gen_num = cpu_to_be32(rds_net(rds_conn_net(conn0))->gen_num),
+		.h_gen_num = cpu_to_be32(rds_conn_rn(conn0)->gen_num),
 	};
 	struct rds_ext_header_sport_idx si = {};
 	struct rds_ext_header_lanes ln = {
@@ -236,7 +236,7 @@ static void rds_lanes_peer_gen(struct rds_connection *conn0, u32 gen)
 	old = xchg(&conn0->c_peer_gen, gen);
 	if (!old || old == gen)
 		return;
-	rds_stats_inc(rds_net(rds_conn_net(conn0)),
+	rds_stats_inc(rds_conn_rn(conn0),
 		      RDS_STAT_CONN_PEER_RESTARTED);
 	rds_conn_peer_restarted(conn0);
 }
@@ -292,7 +292,7 @@ learned:
 	}
 	clear_bit(RDS_CONN_PROBE_SENT, &conn0->c_flags);
 	if (reprobe) {
-		rds_stats_inc(rds_net(rds_conn_net(conn0)),
+		rds_stats_inc(rds_conn_rn(conn0),
 			      RDS_STAT_LANES_REPROBE);
 		rds_conn_probe(conn0);
 	} else if (answer) {
@@ -325,7 +325,7 @@ static int rds_lanes_send_probe(struct rds_connection *conn0)
 	rds_lanes_add_exts(conn0, &rm->m_hdr);
 	ret = rds_send_ctl(conn0, rm);
 	if (!ret)
-		rds_stats_inc(rds_net(rds_conn_net(conn0)),
+		rds_stats_inc(rds_conn_rn(conn0),
 			      RDS_STAT_SEND_MPATH_PROBE);
 	return ret;
 }
@@ -405,7 +405,7 @@ static unsigned int rds_lanes_keep_order(struct rds_sock *rs,
 	 */
 	if (seen && g->peer <= seen)
 		return lane;
-	rds_stats_inc(rds_net(rds_conn_net(conn0)), RDS_STAT_SEND_LANES_WALKS);
+	rds_stats_inc(rds_conn_rn(conn0), RDS_STAT_SEND_LANES_WALKS);
 	spin_lock_bh(&rs->rs_lock);
 	if (list_empty(&rs->rs_send_queue)) {
 		WRITE_ONCE(rs->rs_lanes_gen, g->gen);

@@ -420,7 +420,7 @@ static bool rds_rdma_key_throttled(struct rds_sock *rs)
 	if (atomic_read(&rs->rs_key_fails) < RDS_KEY_FAILS_MAX ||
 	    time_after(jiffies, READ_ONCE(rs->rs_key_window) + RDS_KEY_WINDOW))
 		return false;
-	rds_stats_inc(rds_net(rds_sock_net(rs)), RDS_STAT_RDMA_KEY_THROTTLED);
+	rds_stats_inc(rds_sock_rn(rs), RDS_STAT_RDMA_KEY_THROTTLED);
 	return true;
 }
 
@@ -433,7 +433,7 @@ static void rds_rdma_key_failed(struct rds_connection *conn,
 {
 	struct rds_sock *rs;
 
-	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RDMA_KEY_REFUSED);
+	rds_stats_inc(rds_conn_rn(conn), RDS_STAT_RDMA_KEY_REFUSED);
 	spin_lock_bh(&rm->m_rs_lock);
 	rs = rm->m_rs;
 	if (rs) {
@@ -466,7 +466,7 @@ static void rds_rdma_key_failed(struct rds_connection *conn,
 bool rds_mr_access_begin(struct rds_connection *conn, struct rds_message *rm,
 			 struct rds_mr_access *acc)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	u32 key = rm->m_rdma->op_rkey;
 	struct rds_mr *mr;
 
@@ -577,7 +577,7 @@ void rds_rdma_op_notify(struct rds_message *rm, int status)
 
 	rds_rdma_op_complete(rm->m_rdma, status);
 	if (status == RDS_RDMA_SUCCESS)
-		rds_stats_add(rds_net(rds_conn_net(rm->m_conn)),
+		rds_stats_add(rds_conn_rn(rm->m_conn),
 			      RDS_STAT_SEND_RDMA_BYTES, rm->m_rdma->op_bytes);
 	spin_lock_bh(&rm->m_rs_lock);
 	rs = rm->m_rs;
@@ -732,7 +732,7 @@ static int rds_rdma_parse_args(struct rds_sock *rs, struct rds_message *rm,
 	}
 	kvfree(pages);
 	if (!ret)
-		rds_stats_inc(rds_net(rds_sock_net(rs)), RDS_STAT_SEND_RDMA);
+		rds_stats_inc(rds_sock_rn(rs), RDS_STAT_SEND_RDMA);
 out:
 	kvfree(iov);
 	return ret;
@@ -1013,7 +1013,7 @@ struct rds_mr *rds_rdma_recv_claim(struct rds_connection *conn,
 
 	if (!hdr->h_dport || !rds_hdr_find_ext(hdr, RDS_EXTHDR_RDMA, &ext))
 		return NULL;
-	rs = rds_find_bound(rds_net(rds_conn_net(conn)), daddr, hdr->h_dport,
+	rs = rds_find_bound(rds_conn_rn(conn), daddr, hdr->h_dport,
 			    conn->c_dev_if);
 	if (!rs)
 		return NULL;

@@ -183,6 +183,10 @@ struct rds_net {
 };
 
 extern unsigned int rds_net_id;
+/* The initial namespace's, set by its init (the first), for the bounds
+ * below: net_generic() is an RCU read section per call.
+ */
+extern struct rds_net *rds_init_rn;
 
 static inline struct rds_net *rds_net(struct net *net)
 {
@@ -202,49 +206,49 @@ static inline int rds_net_clamp(const struct rds_net *rn, int own, int top)
 static inline int rds_max_connections(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->max_connections),
-			     READ_ONCE(rds_net(&init_net)->max_connections));
+			     READ_ONCE(rds_init_rn->max_connections));
 }
 
 static inline int rds_peer_max_connections(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->peer_max_connections),
-			     READ_ONCE(rds_net(&init_net)->peer_max_connections));
+			     READ_ONCE(rds_init_rn->peer_max_connections));
 }
 
 static inline int rds_conn_idle_ms(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->conn_idle_ms),
-			     READ_ONCE(rds_net(&init_net)->conn_idle_ms));
+			     READ_ONCE(rds_init_rn->conn_idle_ms));
 }
 
 static inline int rds_connect_timeout_ms(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->connect_timeout_ms),
-			     READ_ONCE(rds_net(&init_net)->connect_timeout_ms));
+			     READ_ONCE(rds_init_rn->connect_timeout_ms));
 }
 
 static inline int rds_orphan_max_ms(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->orphan_max_ms),
-			     READ_ONCE(rds_net(&init_net)->orphan_max_ms));
+			     READ_ONCE(rds_init_rn->orphan_max_ms));
 }
 
 static inline int rds_orphan_max_kb(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->orphan_max_kb),
-			     READ_ONCE(rds_net(&init_net)->orphan_max_kb));
+			     READ_ONCE(rds_init_rn->orphan_max_kb));
 }
 
 static inline int rds_sock_max_peers(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->sock_max_peers),
-			     READ_ONCE(rds_net(&init_net)->sock_max_peers));
+			     READ_ONCE(rds_init_rn->sock_max_peers));
 }
 
 static inline int rds_sock_sndbuf_factor(struct rds_net *rn)
 {
 	return rds_net_clamp(rn, READ_ONCE(rn->sock_sndbuf_factor),
-			     READ_ONCE(rds_net(&init_net)->sock_sndbuf_factor));
+			     READ_ONCE(rds_init_rn->sock_sndbuf_factor));
 }
 
 struct rds_sock;
@@ -289,6 +293,7 @@ struct rds_dest {
  * @rs_conn_scope_id: scope id of a link-local default destination
  * @rs_transport: transport chosen by SO_RDS_TRANSPORT or bind(); pinned
  * @rs_cong_map: congestion map of the bound address
+ * @rs_rn: the namespace's RDS state (rds_sock_rn())
  * @rs_lanes_gen: lane generation (net/lanes.c) seen at a send with nothing
  *	queued: toward a peer whose lane count last changed no later, the
  *	port's hash picks the lane (0: look at the queue first)
@@ -340,6 +345,7 @@ struct rds_sock {
 	const struct rds_transport *rs_loop_transport;
 	struct rds_cong_map	*rs_cong_map;
 	struct rds_connection	*rs_conn;
+	struct rds_net		*rs_rn;
 	unsigned long		rs_lanes_gen;
 	struct list_head	rs_item;
 	struct xarray		rs_mrs;
@@ -402,6 +408,20 @@ static inline u32 rds_sock_scope_id(const struct rds_sock *rs)
 static inline struct net *rds_sock_net(struct rds_sock *rs)
 {
 	return sock_net(&rs->rs_sk);
+}
+
+/* The namespace's RDS state of @rs, found once when it was created: a
+ * socket never changes namespace, and holds it.
+ */
+static inline struct rds_net *rds_sock_rn(const struct rds_sock *rs)
+{
+	return rs->rs_rn;
+}
+
+/* The same for a connection, which the namespace's exit takes down. */
+static inline struct rds_net *rds_conn_rn(const struct rds_connection *conn)
+{
+	return conn->c_rn;
 }
 
 /* What a message costs the socket budgets while queued: its payload plus

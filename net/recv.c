@@ -198,7 +198,7 @@ out:
  */
 void rds_recv_incoming(struct rds_connection *conn, struct rds_incoming *inc)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	struct rds_header *hdr = &inc->i_hdr;
 	u64 seq = be64_to_cpu(hdr->h_sequence);
 	bool probe_pong;
@@ -266,7 +266,7 @@ EXPORT_SYMBOL_GPL(rds_recv_incoming);
  */
 void rds_recv_bad_header(struct rds_connection *conn, int err)
 {
-	rds_stats_inc(rds_net(rds_conn_net(conn)), RDS_STAT_RECV_DROP_BAD_HEADER);
+	rds_stats_inc(rds_conn_rn(conn), RDS_STAT_RECV_DROP_BAD_HEADER);
 	trace_rds_conn_error(conn, err, RDS_TRACE_SITE_BAD_HEADER);
 	net_warn_ratelimited("rds: %s: bad header from %pI6c (%d), dropping the connection\n",
 			     conn->c_trans->name, &conn->c_faddr, err);
@@ -294,7 +294,7 @@ static struct rds_incoming *rds_next_incoming(struct rds_sock *rs)
 static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 			     bool drop)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 	u32 len = be32_to_cpu(inc->i_hdr.h_len);
 	enum rds_cong_change cong = RDS_CONG_SAME;
 	bool queued;
@@ -491,7 +491,7 @@ int rds_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
-	struct rds_net *rn = rds_net(sock_net(sk));
+	struct rds_net *rn = rds_sock_rn(rs);
 	bool nonblock = msg_flags & MSG_DONTWAIT;
 	struct rds_incoming *inc;
 	long timeo;

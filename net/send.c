@@ -64,7 +64,7 @@ void rds_send_net_exit(struct rds_net *rn)
 static void rds_dest_free_locked(struct rds_sock *rs, struct rds_dest *d)
 {
 	lockdep_assert_held(&rs->rs_lock);
-	rhashtable_remove_fast(&rds_net(rds_sock_net(rs))->dest_table,
+	rhashtable_remove_fast(&rds_sock_rn(rs)->dest_table,
 			       &d->d_node, rds_dest_params);
 	kfree_rcu(d, d_rcu);
 	rds_obj_dec(RDS_OBJ_DEST);
@@ -79,7 +79,7 @@ static struct rds_dest *rds_dest_get_locked(struct rds_sock *rs,
 					    const struct in6_addr *addr,
 					    u32 scope_id, int *err)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 	struct rds_dest *d = rs->rs_dest_last;
 	struct rds_dest_key key;
 
@@ -182,7 +182,7 @@ bool rds_send_writable_locked(struct rds_sock *rs)
 	if (d->d_bytes)
 		return d->d_bytes < rds_sk_sndbuf(rs);
 	return rs->rs_dests_busy <
-	       rds_sock_max_peers(rds_net(rds_sock_net(rs)));
+	       rds_sock_max_peers(rds_sock_rn(rs));
 }
 
 /* Give back @rm's charge to its destination and to the socket total
@@ -207,7 +207,7 @@ static bool rds_send_uncharge_locked(struct rds_sock *rs,
 	if (d->d_bytes)
 		return wake;
 	if (rs->rs_dests_busy-- >=
-	    rds_sock_max_peers(rds_net(rds_sock_net(rs))))
+	    rds_sock_max_peers(rds_sock_rn(rs)))
 		wake = true;
 	if (d != rs->rs_dest_last)
 		rds_dest_free_locked(rs, d);
@@ -254,7 +254,7 @@ static void rds_send_gave_up(struct rds_connection *conn,
 {
 	if (!n)
 		return;
-	rds_stats_add(rds_net(rds_conn_net(conn)), reason, n);
+	rds_stats_add(rds_conn_rn(conn), reason, n);
 	trace_rds_send_giveup(conn, reason, n);
 }
 
@@ -265,7 +265,7 @@ static void rds_send_unorphan(struct rds_message *rm)
 {
 	if (test_and_clear_bit(RDS_MSG_ORPHAN, &rm->m_flags))
 		atomic_long_sub(rds_msg_charge(rm->m_len),
-				&rds_net(rds_conn_net(rm->m_conn))->orphan_bytes);
+				&rds_conn_rn(rm->m_conn)->orphan_bytes);
 }
 
 /* Retire messages that left their connection: wake and release senders.
@@ -307,7 +307,7 @@ void rds_send_drop_acked_fn(struct rds_connection *conn,
 			    bool (*acked)(struct rds_message *rm, u64 arg),
 			    u64 arg)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	struct rds_message *rm, *tmp;
 	unsigned int n = 0;
 	LIST_HEAD(list);
@@ -374,7 +374,7 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 	 * nothing of this one. The sequence only grows: an unlocked look.
 	 */
 	if (ack >= READ_ONCE(conn->c_next_tx_seq)) {
-		rds_stats_inc(rds_net(rds_conn_net(conn)),
+		rds_stats_inc(rds_conn_rn(conn),
 			      RDS_STAT_RECV_ACK_STALE);
 		return;
 	}
@@ -544,7 +544,7 @@ static bool rds_send_orphan_expired(struct rds_message *rm, unsigned long max)
  */
 void rds_send_drop_stale(struct rds_connection *conn, bool failed)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	unsigned long max = msecs_to_jiffies(rds_orphan_max_ms(rn));
 	struct rds_message *rm, *tmp;
 	unsigned int n = 0;
@@ -618,7 +618,7 @@ void rds_send_requeue_retrans(struct rds_connection *conn)
 static void rds_send_orphan(struct rds_message *rm)
 {
 	struct rds_connection *conn = rm->m_conn;
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	long charge = rds_msg_charge(rm->m_len);
 	long max = (long)rds_orphan_max_kb(rn) << 10;
 	bool drop = false;
@@ -727,7 +727,7 @@ struct rds_send_try {
 static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 			      struct rds_message *rm, struct rds_send_try *t)
 {
-	struct rds_net *rn = rds_net(rds_sock_net(rs));
+	struct rds_net *rn = rds_sock_rn(rs);
 	size_t charge = rds_msg_charge(rm->m_len);
 	size_t budget = rds_sk_sndbuf(rs);
 	struct rds_dest *d;
@@ -815,7 +815,7 @@ static int rds_send_xmit_rdma(struct rds_connection *conn,
 	if (!ret)
 		op->op_posted = true;
 	if (!ret && op->op_done && op->op_status == RDS_RDMA_SUCCESS)
-		rds_stats_add(rds_net(rds_conn_net(conn)),
+		rds_stats_add(rds_conn_rn(conn),
 			      RDS_STAT_SEND_RDMA_BYTES, op->op_bytes);
 	return ret;
 }
@@ -913,7 +913,7 @@ static int rds_send_one(struct rds_connection *conn, struct rds_message *rm)
 int rds_send_xmit(struct rds_connection *conn)
 {
 	const struct rds_transport *trans = conn->c_trans;
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	unsigned int budget = RDS_SEND_BATCH;
 	struct rds_message *rm;
 	int ret;
@@ -1028,7 +1028,7 @@ EXPORT_SYMBOL_GPL(rds_send_kick);
  */
 int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 
 	spin_lock_bh(&conn->c_lock);
 	if (test_bit(RDS_CONN_DESTROYING, &conn->c_flags)) {
@@ -1069,7 +1069,7 @@ int rds_send_ctl(struct rds_connection *conn, struct rds_message *rm)
 int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		  const struct in6_addr *to, __be16 dport)
 {
-	struct rds_net *rn = rds_net(rds_conn_net(conn));
+	struct rds_net *rn = rds_conn_rn(conn);
 	struct rds_connection *back = conn;
 	struct rds_message *rm;
 	int ret;
@@ -1314,7 +1314,7 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 {
 	struct sock *sk = sock->sk;
 	struct rds_sock *rs = rds_sk_to_rs(sk);
-	struct rds_net *rn = rds_net(sock_net(sk));
+	struct rds_net *rn = rds_sock_rn(rs);
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
 	bool zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
 		     sock_flag(sk, SOCK_ZEROCOPY);

@@ -8,6 +8,7 @@
 #include "rds_core.h"
 
 unsigned int rds_net_id __read_mostly;
+struct rds_net *rds_init_rn __read_mostly;
 struct workqueue_struct *rds_wq;
 DEFINE_PER_CPU(struct rds_obj_counts, rds_obj_counts);
 

@@ -23,6 +23,7 @@
 struct rds_transport;
 struct rds_conn_peer;
 struct rds_cong_map;
+struct rds_net;
 
 /**
  * struct rds_conn_hist - a lane's history, for RDS_INFO_CONN_PATHS
@@ -151,6 +152,7 @@ enum {
  *	(connection.c, under the namespace's conn_lock)
  * @c_peer_item: lane 0 made for a peer: on the namespace's peer_conns
  * @c_hist: history and last drop reason (rds-info -p)
+ * @c_rn: the namespace's RDS state (rds_conn_rn())
  * @c_rx_rs: the socket the receive path last delivered to, without a
  *	reference: valid only while the namespace's bind_gen equals
  *	@c_rx_rs_gen (bind.c); written by the receive path only
@@ -215,6 +217,7 @@ struct rds_connection {
 	struct rds_conn_peer	*c_peer;
 	struct list_head	c_peer_item;
 	struct rds_conn_hist	c_hist;
+	struct rds_net		*c_rn;
 	struct rds_sock		*c_rx_rs;
 	u64			c_rx_rs_gen;
 	u64			c_tdata[];
