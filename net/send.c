@@ -269,6 +269,8 @@ static void rds_send_unorphan(struct rds_message *rm)
 }
 
 /* Retire messages that left their connection: wake and release senders.
+ * @list: the caller's private list of them, abandoned whole (each entry
+ *	is reset, not unlinked)
  * @status: what an RDMA operation that never ran is reported as.
  */
 static void rds_send_retire(struct list_head *list, int status)
@@ -278,7 +280,7 @@ static void rds_send_retire(struct list_head *list, int status)
 	bool wake;
 
 	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
-		list_del_init(&rm->m_conn_item);
+		INIT_LIST_HEAD(&rm->m_conn_item);
 		rds_send_unorphan(rm);
 		rs = rds_send_unlink_sock(rm, &wake, status);
 		if (rs) {
@@ -308,34 +310,47 @@ void rds_send_drop_acked_fn(struct rds_connection *conn,
 			    u64 arg)
 {
 	struct rds_net *rn = rds_conn_rn(conn);
-	struct rds_message *rm, *tmp;
+	struct rds_message *rm, *last = NULL;
 	unsigned int n = 0;
 	LIST_HEAD(list);
+	LIST_HEAD(head);
 
-	spin_lock_bh(&conn->c_lock);
-	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
-		if (!acked(rm, arg))
-			goto out;
-		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
-			list_move_tail(&rm->m_conn_item, &list);
-			n++;
-		}
-	}
-	/* Then what a reconnect put back at the head of the send queue: an
-	 * ack from the new connection (a reconnect's private data) may
-	 * cover it. Sent again, the peer would drop it as old and repeat
-	 * that ack, which a transport may take for one already applied.
+	/* A message is on one of the connection's lists exactly while
+	 * RDS_MSG_ON_CONN is set, both changed under c_lock: the acked
+	 * head of a list is cut off whole, not moved message by message.
 	 */
-	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
-		if (!test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags) ||
-		    !acked(rm, arg))
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+		if (!acked(rm, arg))
 			break;
-		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
-			list_move_tail(&rm->m_conn_item, &list);
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		last = rm;
+		n++;
+	}
+	if (last)
+		list_cut_position(&list, &conn->c_retrans, &last->m_conn_item);
+	/* Then, if every sent message was acked, what a reconnect put back
+	 * at the head of the send queue: an ack from the new connection (a
+	 * reconnect's private data) may cover it. Sent again, the peer
+	 * would drop it as old and repeat that ack, which a transport may
+	 * take for one already applied.
+	 */
+	last = NULL;
+	if (list_empty(&conn->c_retrans)) {
+		list_for_each_entry(rm, &conn->c_send_queue, m_conn_item) {
+			if (!test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags) ||
+			    !acked(rm, arg))
+				break;
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			last = rm;
 			n++;
 		}
 	}
-out:
+	if (last) {
+		list_cut_position(&head, &conn->c_send_queue,
+				  &last->m_conn_item);
+		list_splice_tail(&head, &list);
+	}
 	spin_unlock_bh(&conn->c_lock);
 	if (!n)
 		return;
