@@ -43,7 +43,9 @@ tap_plan 7
 
 # cgroup v2 with the memory controller for children, or a reason why not.
 cgroup_ready() {
-	if ! grep -q "^cgroup2 $CG_ROOT " /proc/mounts; then
+	# /proc/mounts: "DEVICE MOUNTPOINT TYPE ...", the device any name.
+	if ! awk -v d="$CG_ROOT" '$2 == d && $3 == "cgroup2" { f = 1 } END { exit !f }' \
+		/proc/mounts; then
 		grep -qw cgroup2 /proc/filesystems || { echo "no cgroup2 file system"; return 1; }
 		mount -t cgroup2 none "$CG_ROOT" || return 1
 	fi

@@ -36,7 +36,9 @@ trap cleanup EXIT
 tap_plan 4
 
 cgroup_ready() {
-	if ! grep -q "^cgroup2 $CG_ROOT " /proc/mounts; then
+	# /proc/mounts: "DEVICE MOUNTPOINT TYPE ...", the device any name.
+	if ! awk -v d="$CG_ROOT" '$2 == d && $3 == "cgroup2" { f = 1 } END { exit !f }' \
+		/proc/mounts; then
 		grep -qw cgroup2 /proc/filesystems || { echo "no cgroup2 file system"; return 1; }
 		mount -t cgroup2 none "$CG_ROOT" || return 1
 	fi
