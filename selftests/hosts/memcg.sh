@@ -23,6 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
+. lib/memcg.sh
 . lib/netns_pair.sh
 . lib/rds_tools.sh
 CG_ROOT=/sys/fs/cgroup
@@ -42,18 +43,6 @@ trap cleanup EXIT
 tap_plan 7
 
 # cgroup v2 with the memory controller for children, or a reason why not.
-cgroup_ready() {
-	# /proc/mounts: "DEVICE MOUNTPOINT TYPE ...", the device any name.
-	if ! awk -v d="$CG_ROOT" '$2 == d && $3 == "cgroup2" { f = 1 } END { exit !f }' \
-		/proc/mounts; then
-		grep -qw cgroup2 /proc/filesystems || { echo "no cgroup2 file system"; return 1; }
-		mount -t cgroup2 none "$CG_ROOT" || return 1
-	fi
-	grep -qw memory "$CG_ROOT/cgroup.controllers" || { echo "no memory controller"; return 1; }
-	echo +memory > "$CG_ROOT/cgroup.subtree_control" || return 1
-	rmdir "$CG" 2>/dev/null
-	mkdir "$CG"
-}
 
 stat_sock() { awk '$1 == "sock" { print $2 }' "$CG/memory.stat"; }
 counter() {	# NAME in host b's namespace
@@ -129,7 +118,7 @@ for i in range(int(others)):
 print("sent %d to the hog, %s to the other" % (sent, others), flush=True)
 '
 
-if ! why=$(cgroup_ready 2>&1); then
+if ! why=$(memcg_ready "$CG" 2>&1); then
 	for i in 1 2 3 4 5 6 7; do
 		tap_skip "memory cgroup check $i" "no cgroup v2 memory controller here: $why"
 	done

@@ -18,6 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . lib/tap.sh
+. lib/memcg.sh
 . lib/rds_tools.sh
 CG_ROOT=/sys/fs/cgroup
 CG_A=$CG_ROOT/rds-pages-a CG_B=$CG_ROOT/rds-pages-b
@@ -35,18 +36,6 @@ trap cleanup EXIT
 
 tap_plan 4
 
-cgroup_ready() {
-	# /proc/mounts: "DEVICE MOUNTPOINT TYPE ...", the device any name.
-	if ! awk -v d="$CG_ROOT" '$2 == d && $3 == "cgroup2" { f = 1 } END { exit !f }' \
-		/proc/mounts; then
-		grep -qw cgroup2 /proc/filesystems || { echo "no cgroup2 file system"; return 1; }
-		mount -t cgroup2 none "$CG_ROOT" || return 1
-	fi
-	grep -qw memory "$CG_ROOT/cgroup.controllers" || { echo "no memory controller"; return 1; }
-	echo +memory > "$CG_ROOT/cgroup.subtree_control" || return 1
-	rmdir "$CG_A" "$CG_B" 2>/dev/null
-	mkdir "$CG_A" "$CG_B"
-}
 kernel_mem() { awk '$1 == "kernel" { print $2 }' "$1/memory.stat"; }
 in_cg() {	# CGROUP CMD...: CMD on CPU 0, in CGROUP
 	local cg=$1
@@ -84,7 +73,7 @@ for i in range(int(sys.argv[2])):
     s.sendto(struct.pack("I", i) * (int(sys.argv[3]) // 4), ("127.0.0.1", int(sys.argv[1])))
 '
 
-if ! why=$(cgroup_ready 2>&1); then
+if ! why=$(memcg_ready "$CG_A" "$CG_B" 2>&1); then
 	for i in 1 2 3 4; do
 		tap_skip "kept pages and memory cgroups $i" "no cgroup v2 memory controller here: $why"
 	done
