@@ -332,6 +332,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
 	INIT_LIST_HEAD(&rs->rs_zcookie_queue);
 	INIT_LIST_HEAD(&rs->rs_cong_mon_item);
+	INIT_LIST_HEAD(&rs->rs_dests_idle);
 	xa_init_flags(&rs->rs_mrs, XA_FLAGS_LOCK_BH);
 	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
 	rs->rs_mr_keygen.kg_salt = get_random_u64();

@@ -266,18 +266,32 @@ struct rds_dest_key {
  * @d_key: the socket and the peer (address and link)
  * @d_bytes: charge of the socket's messages to the peer still unacked;
  *	protected by the socket's rs_lock
+ * @d_trans: transport of the socket's last message to the peer (NULL
+ *	before the first): a send after others finds its connection
+ *	without deciding again; protected by rs_lock
+ * @d_idle_item: on rds_sock->rs_dests_idle while idle; protected by
+ *	rs_lock
  * @d_rcu: freed after a grace period (other sockets' lookups walk the
  *	same chains under RCU)
  *
- * It exists while @d_bytes is not zero, or while it is the socket's last
- * destination (rds_sock->rs_dest_last).
+ * It exists while @d_bytes is not zero, while it is the socket's last
+ * destination (rds_sock->rs_dest_last), and while it is one of the
+ * socket's RDS_DEST_IDLE_MAX most recently idle ones (on
+ * rs_dests_idle: empty and not the last).
  */
 struct rds_dest {
 	struct rhash_head	d_node;
 	struct rds_dest_key	d_key;
 	size_t			d_bytes;
+	const struct rds_transport *d_trans;
+	struct list_head	d_idle_item;
 	struct rcu_head		d_rcu;
 };
+
+/* Idle destinations a socket keeps: one that sends to a few peers in
+ * turn finds each without an allocation, a free and a route lookup.
+ */
+#define RDS_DEST_IDLE_MAX	64
 
 /**
  * struct rds_sock - an AF_RDS socket
@@ -328,6 +342,9 @@ struct rds_dest {
  * @rs_dest_spare: a destination allocated ahead, for the next new one;
  *	protected by @rs_lock
  * @rs_dests_busy: destinations with bytes queued; protected by @rs_lock
+ * @rs_dests_idle: empty destinations other than the last, oldest first;
+ *	protected by @rs_lock
+ * @rs_dests_idle_n: how many (at most RDS_DEST_IDLE_MAX)
  * @rs_key_fails: RDMA key lookups of this socket's operations that
  *	failed in the window starting at @rs_key_window (loopback: rdma.c)
  * @rs_key_window: jiffies when that window started
@@ -373,6 +390,8 @@ struct rds_sock {
 	struct rds_dest		*rs_dest_last;
 	struct rds_dest		*rs_dest_spare;
 	unsigned int		rs_dests_busy;
+	struct list_head	rs_dests_idle;
+	unsigned int		rs_dests_idle_n;
 	atomic_t		rs_key_fails;
 	unsigned long		rs_key_window;
 	struct list_head	rs_cong_mon_item;

@@ -20,9 +20,11 @@
  * is capped at net.rds.sock_sndbuf_factor budgets, and at most
  * net.rds.sock_max_peers destinations have bytes queued at once. A
  * destination's state (struct rds_dest, in the namespace's dest_table)
- * lives while it has bytes queued, and the last one sent to also while
- * empty, so a socket that talks to one peer finds it without a lookup
- * and makes no allocation per message. Locks: rds_core.h's order; the
+ * lives while it has bytes queued, the last one sent to also while
+ * empty, so a socket that talks to one peer finds it without a lookup,
+ * and the RDS_DEST_IDLE_MAX most recently idle ones, so a socket that
+ * sends to a few peers in turn makes no allocation per message and
+ * decides no peer's transport twice. Locks: rds_core.h's order; the
  * table's bucket locks nest inside rs_lock, and every change to a
  * socket's destinations is made under its rs_lock.
  *
@@ -70,10 +72,29 @@ static void rds_dest_free_locked(struct rds_sock *rs, struct rds_dest *d)
 	rds_obj_dec(RDS_OBJ_DEST);
 }
 
+/* @d went empty and is not the last destination: keep it among the
+ * most recently idle, forgetting the oldest beyond RDS_DEST_IDLE_MAX.
+ */
+static void rds_dest_idle_locked(struct rds_sock *rs, struct rds_dest *d)
+{
+	struct rds_dest *oldest;
+
+	lockdep_assert_held(&rs->rs_lock);
+	list_add_tail(&d->d_idle_item, &rs->rs_dests_idle);
+	if (++rs->rs_dests_idle_n <= RDS_DEST_IDLE_MAX)
+		return;
+	oldest = list_first_entry(&rs->rs_dests_idle, struct rds_dest,
+				  d_idle_item);
+	list_del(&oldest->d_idle_item);
+	rs->rs_dests_idle_n--;
+	rds_dest_free_locked(rs, oldest);
+}
+
 /* @rs's state for the peer (@addr, @scope_id), which becomes its last
- * destination. A new one is made from the socket's spare: NULL when
- * there is none (the caller allocates one, rds_dest_prealloc(), and
- * tries again) or, with *@err set, when the table refused it.
+ * destination. With @err NULL only one that exists is found. Else a new
+ * one is made from the socket's spare: NULL when there is none (the
+ * caller allocates one, rds_dest_prealloc(), and tries again) or, with
+ * *@err set, when the table refused it.
  */
 static struct rds_dest *rds_dest_get_locked(struct rds_sock *rs,
 					    const struct in6_addr *addr,
@@ -94,21 +115,27 @@ static struct rds_dest *rds_dest_get_locked(struct rds_sock *rs,
 	key.rs = rs;
 	key.scope_id = scope_id;
 	d = rhashtable_lookup_fast(&rn->dest_table, &key, rds_dest_params);
-	if (!d) {
+	if (d && !d->d_bytes) {
+		/* Idle and not the last: it was kept on the idle list. */
+		list_del(&d->d_idle_item);
+		rs->rs_dests_idle_n--;
+	} else if (!d) {
+		if (!err)
+			return NULL;
 		d = rs->rs_dest_spare;
 		if (!d)
 			return NULL;
 		d->d_key = key;
 		d->d_bytes = 0;
+		d->d_trans = NULL;
 		*err = rhashtable_insert_fast(&rn->dest_table, &d->d_node,
 					      rds_dest_params);
 		if (*err)
 			return NULL;
 		rs->rs_dest_spare = NULL;
 	}
-	/* The previous last one stayed only for being last. */
 	if (rs->rs_dest_last && !rs->rs_dest_last->d_bytes)
-		rds_dest_free_locked(rs, rs->rs_dest_last);
+		rds_dest_idle_locked(rs, rs->rs_dest_last);
 	rs->rs_dest_last = d;
 	return d;
 }
@@ -148,13 +175,17 @@ static int rds_dest_prealloc(struct rds_sock *rs)
  */
 void rds_send_release_dests(struct rds_sock *rs)
 {
-	struct rds_dest *spare;
+	struct rds_dest *spare, *d, *next;
 
 	spin_lock_bh(&rs->rs_lock);
 	WARN_ON_ONCE(rs->rs_dests_busy);
 	if (rs->rs_dest_last)
 		rds_dest_free_locked(rs, rs->rs_dest_last);
 	rs->rs_dest_last = NULL;
+	list_for_each_entry_safe(d, next, &rs->rs_dests_idle, d_idle_item)
+		rds_dest_free_locked(rs, d);
+	INIT_LIST_HEAD(&rs->rs_dests_idle);
+	rs->rs_dests_idle_n = 0;
 	spare = rs->rs_dest_spare;
 	rs->rs_dest_spare = NULL;
 	spin_unlock_bh(&rs->rs_lock);
@@ -210,7 +241,7 @@ static bool rds_send_uncharge_locked(struct rds_sock *rs,
 	    rds_sock_max_peers(rds_sock_rn(rs)))
 		wake = true;
 	if (d != rs->rs_dest_last)
-		rds_dest_free_locked(rs, d);
+		rds_dest_idle_locked(rs, d);
 	return wake;
 }
 
@@ -787,6 +818,7 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	 */
 	if (d->d_bytes > budget / 2)
 		rm->m_hdr.h_flags |= RDS_FLAG_ACK_REQUIRED;
+	d->d_trans = conn->c_trans;
 	rds_conn_get(conn);
 	rds_message_get(rm);
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
@@ -1266,6 +1298,26 @@ rds_send_pick_transport(struct rds_sock *rs, const struct in6_addr *daddr,
 	return trans;
 }
 
+/* The transport of @rs's last message to (@daddr, @scope_id) if the
+ * socket still keeps that destination (it becomes the last one): the
+ * peer's connection is then found without deciding the transport again
+ * (a route lookup for every send to peers taken in turn).
+ */
+static const struct rds_transport *
+rds_send_dest_transport(struct rds_sock *rs, const struct in6_addr *daddr,
+			u32 scope_id)
+{
+	const struct rds_transport *trans = NULL;
+	struct rds_dest *d;
+
+	spin_lock_bh(&rs->rs_lock);
+	d = rds_dest_get_locked(rs, daddr, scope_id, NULL);
+	if (d)
+		trans = d->d_trans;
+	spin_unlock_bh(&rs->rs_lock);
+	return trans;
+}
+
 /* The lane of @conn0's peer that @rs sends on, with a reference; drops
  * the caller's reference to @conn (a lane of the same peer, maybe @conn0).
  */
@@ -1310,7 +1362,9 @@ static struct rds_connection *rds_send_conn(struct rds_sock *rs,
 	if (conn)
 		goto lane;
 
-	trans = rds_send_pick_transport(rs, daddr, scope_id);
+	trans = rds_send_dest_transport(rs, daddr, scope_id);
+	if (!trans)
+		trans = rds_send_pick_transport(rs, daddr, scope_id);
 	if (IS_ERR(trans))
 		return ERR_CAST(trans);
 	conn = rds_conn_create(rds_sock_net(rs), &rs->rs_bound.addr, daddr,

@@ -1138,8 +1138,11 @@ RDS_TEST(netns_teardown_vs_traffic)
 /*
  * One socket, many destinations: two senders to random destinations
  * (eight dead peers, 10.56.0.2 to .9, whose link drops every frame, and
- * the live 10.56.0.1, our own), a thread canceling random dead peers
- * (RDS_CANCEL_SENT_TO), a poller, a reader of the live peer; the
+ * the live 10.56.0.1, our own, and 200 local addresses nobody listens
+ * on, 10.57.0.1 to .200, more than the 64 idle destinations a socket
+ * keeps, so that forgetting the oldest races with the rest), a thread
+ * canceling random dead peers (RDS_CANCEL_SENT_TO), a poller, a reader
+ * of the live peer; the
  * destination cap (4) and the total (2 budgets) small so that every
  * refusal path runs; then close with messages queued to dead peers.
  * Every send succeeds or gets EAGAIN; each live message arrives once;
@@ -1161,10 +1164,23 @@ static void *md_thread(void *p)
 	int i, k;
 
 	for (i = 0; i < iters(400) && !m->stop; i++) {
-		k = rand_r(&seed) % 10;
+		k = rand_r(&seed) % 12;
 		switch (idx) {
 		case 0:
 		case 1:		/* senders */
+			if (k >= 10) {
+				char ip[16];
+				struct rds_addr nobody;
+
+				snprintf(ip, sizeof(ip), "10.57.0.%d",
+					 1 + rand_r(&seed) % 200);
+				nobody = rds_addr4(ip, 4000);
+				if (sendto(m->s, buf, 64, MSG_DONTWAIT,
+					   &nobody.sa, nobody.len) != 64)
+					allowed("sendto nobody", errno,
+						(int[]){ EAGAIN, 0 });
+				break;
+			}
 			if (k >= 8) {
 				if (sendto(m->s, buf, 512, MSG_DONTWAIT,
 					   &m->live.sa, m->live.len) == 512)
@@ -1233,7 +1249,8 @@ RDS_TEST(many_destinations_send_cancel_close)
 		    "for i in 2 3 4 5 6 7 8 9; do ip neigh replace 10.56.0.$i "
 		    "lladdr 02:00:00:00:56:0$i dev rdsm0 nud permanent || "
 		    "exit 1; done && "
-		    "ip link set rdsm1 up && ip link set rdsm0 up");
+		    "ip link set rdsm1 up && ip link set rdsm0 up && "
+		    "ip route add local 10.57.0.0/24 dev lo");
 	if (rc)
 		RDS_FAIL("setting up the veth pair with ip(8): status %d", rc);
 	f = fopen("/proc/sys/net/rds/sock_max_peers", "w");
