@@ -155,22 +155,16 @@ int rds_hdr_check(const struct rds_header *hdr)
 }
 EXPORT_SYMBOL_GPL(rds_hdr_check);
 
-/* The checksum covers the 48 header bytes with h_csum zero. */
-static __sum16 rds_hdr_csum(const struct rds_header *hdr)
-{
-	struct rds_header tmp = *hdr;
-
-	tmp.h_csum = 0;
-	return ip_fast_csum(&tmp, sizeof(tmp) / 4);
-}
-
 /**
  * rds_hdr_csum_set - checksum a header (RDMA transports)
  * @hdr: the header, complete
+ *
+ * The sum covers the 48 header bytes with h_csum zero.
  */
 void rds_hdr_csum_set(struct rds_header *hdr)
 {
-	hdr->h_csum = rds_hdr_csum(hdr);
+	hdr->h_csum = 0;
+	hdr->h_csum = ip_fast_csum(hdr, sizeof(*hdr) / 4);
 }
 EXPORT_SYMBOL_GPL(rds_hdr_csum_set);
 
@@ -178,10 +172,13 @@ EXPORT_SYMBOL_GPL(rds_hdr_csum_set);
  * rds_hdr_csum_ok - does a received header's checksum hold?
  * @hdr: the header
  *
+ * Summed with its checksum in place, a header that holds folds to zero:
+ * no copy with the field cleared is needed.
+ *
  * Return: true if it holds or the sender sent none (0), as Linux accepts.
  */
 bool rds_hdr_csum_ok(const struct rds_header *hdr)
 {
-	return !hdr->h_csum || hdr->h_csum == rds_hdr_csum(hdr);
+	return !hdr->h_csum || !ip_fast_csum(hdr, sizeof(*hdr) / 4);
 }
 EXPORT_SYMBOL_GPL(rds_hdr_csum_ok);
