@@ -120,36 +120,38 @@ void rds_tcp_xmit_complete(struct rds_connection *conn)
 	tc->t_corked = false;
 }
 
-/* Write @v: copied into the socket, or, with @splice, its pages handed
- * to TCP (which takes page references) without copying; @more: the rest
- * of the message follows at once.
+/* Write @v under the socket lock: copied into the socket, or, with
+ * @splice, its pages handed to TCP (which takes page references)
+ * without copying; @more: the rest of the message follows at once.
  */
-static int rds_tcp_sendmsg(struct socket *sock, struct rds_tcp_vecs *v,
-			   bool splice, bool more)
+static int rds_tcp_send_locked(struct sock *sk, struct rds_tcp_vecs *v,
+			       bool splice, bool more)
 {
 	int flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0);
 	struct msghdr msg;
 
 	if (splice)
-		return rds_sock_send_pages(sock, v->bv, v->n, v->bytes, flags);
+		return rds_tcp_send_pages_locked(sk, v->bv, v->n, v->bytes,
+						 flags);
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_flags = flags;
 	iov_iter_bvec(&msg.msg_iter, WRITE, v->bv, v->n, v->bytes);
-	return sock_sendmsg(sock, &msg);
+	return tcp_sendmsg_locked(sk, &msg, v->bytes);
 }
 
 /*
  * The socket took less than we gave: from now on write_space kicks the
- * sender when room comes. Room may have come already, between TCP's
- * refusal and this flag: look once more, after a barrier that pairs
- * with the one tcp_check_space() has before it calls write_space (either
- * we see the room, or write_space sees the flag). True: try again now
- * (once; the flag stays set, so a drain during that try still kicks).
+ * sender when room comes. We hold the socket lock, so acks that came
+ * meanwhile wait in its backlog: process them (write_space runs, and
+ * sees the flag if it frees room), then look once more. True: try
+ * again now (once; the flag stays set, so a drain during that try
+ * still kicks). Acks arriving later are processed by our
+ * release_sock(), or by softirq after it: write_space sees the flag.
  *
  * Setting the flag only on a refusal, not before every write, matters:
  * a write on a fast path (veth, loopback) has its ack processed before
- * it returns, and write_space would kick the send worker for nothing,
- * a context switch per message.
+ * release_sock() returns, and write_space would kick the send worker
+ * for nothing, a context switch per message.
  */
 static bool rds_tcp_xmit_blocked(struct rds_tcp_conn *tc, struct sock *sk,
 				 bool *retried)
@@ -157,10 +159,47 @@ static bool rds_tcp_xmit_blocked(struct rds_tcp_conn *tc, struct sock *sk,
 	WRITE_ONCE(tc->t_xmit_blocked, true);
 	/* Pairs with the one in tcp_check_space(): flag, then room. */
 	smp_mb();
-	if (*retried || !sk_stream_is_writeable(sk))
+	if (*retried)
+		return false;
+	sk_flush_backlog(sk);
+	if (!sk_stream_is_writeable(sk))
 		return false;
 	*retried = true;
 	return true;
+}
+
+/* Write what is left of @rm from *@pos, the socket locked: 0 when all
+ * of it is in the socket, -EAGAIN when it is full, or its error.
+ */
+static int rds_tcp_xmit_locked(struct rds_tcp_conn *tc, struct sock *sk,
+			       struct rds_message *rm, unsigned int *pos)
+{
+	unsigned int total = sizeof(rm->m_hdr) + rm->m_len;
+	bool pages = test_bit(RDS_MSG_PAGES, &rm->m_flags);
+	struct socket *sock = sk->sk_socket;
+	struct rds_tcp_vecs v;
+	bool splice, retried = false;
+	int ret;
+
+	while (*pos < total) {
+		splice = pages && *pos >= sizeof(rm->m_hdr);
+		rds_tcp_vecs_fill(&v, rm, *pos, pages);
+		/* write_space runs only with this set: it is how acks reach us. */
+		set_bit(SOCK_NOSPACE, &sock->flags);
+		ret = rds_tcp_send_locked(sk, &v, splice,
+					  pages && !splice && rm->m_len);
+		if (ret > 0)
+			*pos += ret;
+		if (ret == -EAGAIN || (ret >= 0 && ret < v.bytes)) {
+			if (rds_tcp_xmit_blocked(tc, sk, &retried))
+				continue;
+			rds_tcp_stat_inc(RDS_TCP_STAT_SNDBUF_FULL);
+			return -EAGAIN;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /**
@@ -173,6 +212,10 @@ static bool rds_tcp_xmit_blocked(struct rds_tcp_conn *tc, struct sock *sk,
  * pinned ones) is spliced into TCP, the header copied ahead of it; a
  * small one is copied with the header, in one segment.
  *
+ * The socket is locked once for the message (not once for each piece,
+ * and for each page before 6.5), and written with tcp_sendmsg_locked():
+ * one lock, and no security hook per piece, for a socket only we use.
+ *
  * Return: 0 when all of it is in the socket, -EAGAIN when the socket is
  * full (write_space kicks the sender), or the socket's error.
  */
@@ -181,38 +224,20 @@ int rds_tcp_xmit(struct rds_connection *conn, struct rds_message *rm,
 {
 	struct rds_tcp_conn *tc = rds_tcp_conn(conn);
 	unsigned int total = sizeof(rm->m_hdr) + rm->m_len;
-	bool pages = test_bit(RDS_MSG_PAGES, &rm->m_flags);
 	struct socket *sock = tc->t_sock;
-	struct rds_tcp_vecs v;
-	bool splice, retried = false;
 	u32 una;
 	int ret;
 
 	rds_conn_assert_xmit_held(conn);
 	if (!sock)
 		return -ENOTCONN;
+	lock_sock(sock->sk);
 	if (!*pos)
-		rm->m_ack_seq = (u32)(READ_ONCE(tcp_sk(sock->sk)->write_seq) +
-				      total - 1);
-
-	while (*pos < total) {
-		splice = pages && *pos >= sizeof(rm->m_hdr);
-		rds_tcp_vecs_fill(&v, rm, *pos, pages);
-		/* write_space runs only with this set: it is how acks reach us. */
-		set_bit(SOCK_NOSPACE, &sock->flags);
-		ret = rds_tcp_sendmsg(sock, &v, splice,
-				      pages && !splice && rm->m_len);
-		if (ret > 0)
-			*pos += ret;
-		if (ret == -EAGAIN || (ret >= 0 && ret < v.bytes)) {
-			if (rds_tcp_xmit_blocked(tc, sock->sk, &retried))
-				continue;
-			rds_tcp_stat_inc(RDS_TCP_STAT_SNDBUF_FULL);
-			return -EAGAIN;
-		}
-		if (ret < 0)
-			return ret;
-	}
+		rm->m_ack_seq = (u32)(tcp_sk(sock->sk)->write_seq + total - 1);
+	ret = rds_tcp_xmit_locked(tc, sock->sk, rm, pos);
+	release_sock(sock->sk);
+	if (ret)
+		return ret;
 	WRITE_ONCE(tc->t_xmit_blocked, false);
 	tc->t_last_sent_nxt = READ_ONCE(tcp_sk(sock->sk)->write_seq);
 	tc->t_last_expected_una = (u32)rm->m_ack_seq + 1;

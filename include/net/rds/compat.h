@@ -18,6 +18,7 @@
 #include <linux/uio.h>
 #include <linux/version.h>
 #include <net/net_namespace.h>
+#include <net/tcp.h>
 
 /*
  * The table a sysctl proc_handler is given: const since 6.11. Declare
@@ -141,26 +142,28 @@ static inline void rds_put_user_page(struct page *page)
 }
 
 /**
- * rds_sock_send_pages - send pages on a stream socket without copying
- * @sock: the socket
+ * rds_tcp_send_pages_locked - send pages on TCP without copying
+ * @sk: the TCP socket, locked by the caller (lock_sock())
  * @bv: the pieces; not slab memory (sendpage_ok())
  * @n: how many
  * @bytes: their total length
  * @flags: MSG_* flags (MSG_DONTWAIT ...)
  *
- * The socket takes its own page references. MSG_SPLICE_PAGES since 6.5;
- * kernel_sendpage() page by page before (it is gone since).
+ * TCP takes its own page references. MSG_SPLICE_PAGES since 6.5;
+ * tcp_sendpage_locked() page by page before (it is gone since).
  *
  * Return: bytes taken (maybe fewer than @bytes), or -errno.
  */
-static inline int rds_sock_send_pages(struct socket *sock, struct bio_vec *bv,
-				      unsigned int n, size_t bytes, int flags)
+static inline int rds_tcp_send_pages_locked(struct sock *sk,
+					    struct bio_vec *bv,
+					    unsigned int n, size_t bytes,
+					    int flags)
 {
 #ifdef MSG_SPLICE_PAGES
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
 
 	iov_iter_bvec(&msg.msg_iter, WRITE, bv, n, bytes);
-	return sock_sendmsg(sock, &msg);
+	return tcp_sendmsg_locked(sk, &msg, bytes);
 #else
 	unsigned int i;
 	int sent = 0, ret;
@@ -170,8 +173,8 @@ static inline int rds_sock_send_pages(struct socket *sock, struct bio_vec *bv,
 
 		if (i + 1 < n)
 			f |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
-		ret = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
-				      bv[i].bv_len, f);
+		ret = tcp_sendpage_locked(sk, bv[i].bv_page, bv[i].bv_offset,
+					  bv[i].bv_len, f);
 		if (ret <= 0)
 			return sent ?: ret;
 		sent += ret;
