@@ -150,7 +150,9 @@ static inline void rds_put_user_page(struct page *page)
  * @flags: MSG_* flags (MSG_DONTWAIT ...)
  *
  * TCP takes its own page references. MSG_SPLICE_PAGES since 6.5;
- * tcp_sendpage_locked() page by page before (it is gone since).
+ * tcp_sendpage_locked() page by page before (it is gone since). By the
+ * version, not by the flag: Debian's 6.1 defines MSG_SPLICE_PAGES (a
+ * backport) but its TCP ignores it and copies the pages.
  *
  * Return: bytes taken (maybe fewer than @bytes), or -errno.
  */
@@ -159,7 +161,7 @@ static inline int rds_tcp_send_pages_locked(struct sock *sk,
 					    unsigned int n, size_t bytes,
 					    int flags)
 {
-#ifdef MSG_SPLICE_PAGES
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
 
 	iov_iter_bvec(&msg.msg_iter, WRITE, bv, n, bytes);
