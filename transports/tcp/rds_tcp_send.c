@@ -18,6 +18,9 @@
 
 #include "rds_tcp.h"
 
+/* Payloads up to this size are copied into TCP, larger ones spliced. */
+#define RDS_TCP_COPY_MAX	(4 * PAGE_SIZE)
+
 /* Pieces per sock_sendmsg(): the header and up to 16 payload pages. */
 #define RDS_TCP_XMIT_VECS	18
 
@@ -175,19 +178,20 @@ static int rds_tcp_xmit_locked(struct rds_tcp_conn *tc, struct sock *sk,
 			       struct rds_message *rm, unsigned int *pos)
 {
 	unsigned int total = sizeof(rm->m_hdr) + rm->m_len;
-	bool pages = test_bit(RDS_MSG_PAGES, &rm->m_flags);
+	bool by_ref = test_bit(RDS_MSG_ZCOPY, &rm->m_flags) ||
+		      rm->m_len > RDS_TCP_COPY_MAX;
 	struct socket *sock = sk->sk_socket;
 	struct rds_tcp_vecs v;
 	bool splice, retried = false;
 	int ret;
 
 	while (*pos < total) {
-		splice = pages && *pos >= sizeof(rm->m_hdr);
-		rds_tcp_vecs_fill(&v, rm, *pos, pages);
+		splice = by_ref && *pos >= sizeof(rm->m_hdr);
+		rds_tcp_vecs_fill(&v, rm, *pos, by_ref);
 		/* write_space runs only with this set: it is how acks reach us. */
 		set_bit(SOCK_NOSPACE, &sock->flags);
 		ret = rds_tcp_send_locked(sk, &v, splice,
-					  pages && !splice && rm->m_len);
+					  *pos + v.bytes < total);
 		if (ret > 0)
 			*pos += ret;
 		if (ret == -EAGAIN || (ret >= 0 && ret < v.bytes)) {
@@ -208,9 +212,15 @@ static int rds_tcp_xmit_locked(struct rds_tcp_conn *tc, struct sock *sk,
  * @rm: the message
  * @pos: bytes of [header][payload] already written
  *
- * A payload in pages (a large message's own, or a zero-copy sender's
- * pinned ones) is spliced into TCP, the header copied ahead of it; a
- * small one is copied with the header, in one segment.
+ * A payload of up to RDS_TCP_COPY_MAX is copied with the header into
+ * the socket's own page fragments, as TCP copies its own senders' data:
+ * a spliced page stays TCP's until the peer acks it, so it could not go
+ * back to the kept payload pages (net/msg_pages.c), and each message
+ * would take fresh pages, zeroed on allocation (init_on_alloc), which
+ * costs as much as the copy and an allocation and free besides. A larger
+ * one, of which a few in flight outnumber the kept pages anyway, and a
+ * zero-copy sender's pinned pages are spliced into TCP, the header
+ * copied ahead of them.
  *
  * The socket is locked once for the message (not once for each piece,
  * and for each page before 6.5), and written with tcp_sendmsg_locked():
