@@ -18,6 +18,8 @@
  * queue itself, and memory.max bounds the cgroup.
  */
 static atomic_long_t rds_memory_allocated;
+/* Sockets made so far: each one's number salts its region keys. */
+static atomic64_t rds_sock_serial;
 static DEFINE_PER_CPU(int, rds_memory_per_cpu_fw_alloc);
 static long rds_sysctl_mem[3] = { LONG_MAX, LONG_MAX, LONG_MAX };
 static int rds_sysctl_rmem[3];
@@ -335,7 +337,7 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_dests_idle);
 	xa_init_flags(&rs->rs_mrs, XA_FLAGS_LOCK_BH);
 	atomic64_set(&rs->rs_mr_keygen.kg_count, 0);
-	rs->rs_mr_keygen.kg_salt = get_random_u64();
+	rs->rs_mr_keygen.kg_salt = atomic64_inc_return(&rds_sock_serial);
 	memset(&rs->rs_bound, 0, sizeof(rs->rs_bound));
 	rs->rs_bound_ok = false;
 	rs->rs_conn_addr = in6addr_any;

@@ -40,10 +40,10 @@ static siphash_aligned_key_t rds_mr_key_secret;
  * The key is the socket's registration count (its generation) passed
  * through a keyed pseudo-random permutation of 32-bit values: a
  * four-round Feistel network whose round function is SipHash under a
- * secret and the socket's salt. Keys look random to anyone without the
- * secret, and a socket never sees the same key twice within 2^32
- * registrations, so a freed and re-registered region never answers to
- * an old cookie.
+ * secret and the socket's salt (its serial number: sockets' sequences
+ * differ). Keys look random to anyone without the secret, and a socket
+ * never sees the same key twice within 2^32 registrations, so a freed
+ * and re-registered region never answers to an old cookie.
  *
  * Context: any.
  * Return: a key, never 0.

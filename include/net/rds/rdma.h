@@ -32,7 +32,8 @@ struct rds_transport;
 /**
  * struct rds_mr_keygen - a socket's state for minting region keys
  * @kg_count: registrations so far (the generation)
- * @kg_salt: random, per socket
+ * @kg_salt: the socket's own: no two sockets share one (the secret of
+ *	rds_mr_key_next() keeps keys unpredictable, not this)
  */
 struct rds_mr_keygen {
 	atomic64_t	kg_count;
