@@ -786,7 +786,8 @@ static void op_churn(struct fz *f);
 /*
  * Per-destination send accounting: one pool socket sends a burst to
  * two to five destinations at once (local addresses and ports, which
- * loopback acks at once; 10.99.4.2, a real RDS/TCP peer whose
+ * loopback acks at once, a quarter of them among 1016 loopback
+ * addresses so that the socket's idle destinations overflow; 10.99.4.2, a real RDS/TCP peer whose
  * connections fuzz-guest.sh drops every few seconds, so its messages
  * wait; unreachable ones), interleaved with RDS_CANCEL_SENT_TO for one
  * of them and poll(POLLOUT), sometimes with a small SO_SNDBUF so the
@@ -816,6 +817,17 @@ static void op_spray(struct fz *f)
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&to[i];
 		const char *a = PICK(f, dests);
 		uint16_t port = HOT_PORT + below(f, HOT_PORTS);
+		char any[24];
+
+		/* One of 1016 loopback addresses: more destinations than a
+		 * socket keeps idle (64), so the oldest are forgotten.
+		 */
+		if (chance(f, 25)) {
+			snprintf(any, sizeof(any), "127.0.%u.%u",
+				 (unsigned int)below(f, 4),
+				 2 + (unsigned int)below(f, 254));
+			a = any;
+		}
 
 		memset(&to[i], 0, sizeof(to[i]));
 		if (strchr(a, ':')) {
