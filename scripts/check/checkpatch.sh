@@ -12,14 +12,14 @@ checkpatch=$(rds_checkpatch_pl) || die "no checkpatch.pl (linux-source: scripts/
 cd "$REPO"
 files=$(git ls-files -- 'net/*.[ch]' 'transports/*.[ch]' 'include/*.h' \
 	'selftests/modules/*.[ch]')
-# Kernel version tests are allowed in the compat header, and only there.
+# Kernel version tests are allowed in the compat headers, and only there.
 # shellcheck disable=SC2086
 "$checkpatch" --strict --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES,LINUX_VERSION_CODE -f $files > /tmp/checkpatch.$$ 2>&1 || true
 # shellcheck disable=SC2086
 { grep -n LINUX_VERSION_CODE $files || true; } |
-	grep -v '^include/net/rds/compat\.h:' |
-	sed 's/$/: WARNING: version test outside include\/net\/rds\/compat.h/' >> /tmp/checkpatch.$$ || true
+	grep -v -E '^include/net/rds/compat(_tcp)?\.h:' |
+	sed 's/$/: WARNING: version test outside include\/net\/rds\/compat*.h/' >> /tmp/checkpatch.$$ || true
 if grep -E ': (ERROR|WARNING|CHECK):' /tmp/checkpatch.$$; then
 	rm -f /tmp/checkpatch.$$
 	exit 1

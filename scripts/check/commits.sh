@@ -48,8 +48,8 @@ done < <(git log --no-merges --format='%h %s' "$base..HEAD")
 # Ignored, as not applying here:
 #   FILE_PATH_CHANGES   asks whether MAINTAINERS needs updating for added,
 #                       moved or deleted files; this tree has none
-#   LINUX_VERSION_CODE  the compat header's version tests (checkpatch.sh
-#                       confines them to include/net/rds/compat.h)
+#   LINUX_VERSION_CODE  the compat headers' version tests (checkpatch.sh
+#                       confines them to include/net/rds/compat*.h)
 #   LONG_LINE*          the 100-column limit: checkpatch.sh holds every C
 #                       source to it on every run; here it would also
 #                       judge the scripts' and docs' lines, whose style is

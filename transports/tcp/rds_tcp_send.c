@@ -13,6 +13,7 @@
 #include <linux/highmem.h>
 #include <linux/uio.h>
 #include <net/rds/compat.h>
+#include <net/rds/compat_tcp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every difference between the kernels rds builds for, in one place.
+ * Every difference between the kernels rds builds for, here and, for
+ * RDS/TCP's use of TCP's own interface, in compat_tcp.h (so that the
+ * core does not include TCP's header).
  * Tested: Linux 6.1 (Debian 12), 6.12 (Debian 13) and 7.2 (Debian sid); see
  * Documentation/testbed.rst for adding another. Each wrapper tests for
  * the feature itself where the preprocessor can see it, else the version
@@ -18,7 +20,6 @@
 #include <linux/uio.h>
 #include <linux/version.h>
 #include <net/net_namespace.h>
-#include <net/tcp.h>
 
 /*
  * The table a sysctl proc_handler is given: const since 6.11. Declare
@@ -138,52 +139,6 @@ static inline void rds_put_user_page(struct page *page)
 	unpin_user_page(page);
 #else
 	put_page(page);
-#endif
-}
-
-/**
- * rds_tcp_send_pages_locked - send pages on TCP without copying
- * @sk: the TCP socket, locked by the caller (lock_sock())
- * @bv: the pieces; not slab memory (sendpage_ok())
- * @n: how many
- * @bytes: their total length
- * @flags: MSG_* flags (MSG_DONTWAIT ...)
- *
- * TCP takes its own page references. MSG_SPLICE_PAGES since 6.5;
- * tcp_sendpage_locked() page by page before (it is gone since). By the
- * version, not by the flag: Debian's 6.1 defines MSG_SPLICE_PAGES (a
- * backport) but its TCP ignores it and copies the pages.
- *
- * Return: bytes taken (maybe fewer than @bytes), or -errno.
- */
-static inline int rds_tcp_send_pages_locked(struct sock *sk,
-					    struct bio_vec *bv,
-					    unsigned int n, size_t bytes,
-					    int flags)
-{
-#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
-	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-
-	iov_iter_bvec(&msg.msg_iter, WRITE, bv, n, bytes);
-	return tcp_sendmsg_locked(sk, &msg, bytes);
-#else
-	unsigned int i;
-	int sent = 0, ret;
-
-	for (i = 0; i < n; i++) {
-		int f = flags;
-
-		if (i + 1 < n)
-			f |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
-		ret = tcp_sendpage_locked(sk, bv[i].bv_page, bv[i].bv_offset,
-					  bv[i].bv_len, f);
-		if (ret <= 0)
-			return sent ?: ret;
-		sent += ret;
-		if (ret < bv[i].bv_len)
-			break;
-	}
-	return sent;
 #endif
 }
 
