@@ -316,7 +316,7 @@ static int rds_lanes_send_probe(struct rds_connection *conn0)
 	struct rds_message *rm;
 	int ret;
 
-	rm = rds_message_alloc(0, GFP_ATOMIC);
+	rm = rds_message_alloc(rds_conn_rn(conn0), 0, GFP_ATOMIC);
 	if (!rm)
 		return -ENOMEM;
 	rm->m_daddr = conn0->c_faddr;

@@ -46,6 +46,7 @@ struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
 
 /**
  * rds_message_alloc - a message with room for @len payload bytes
+ * @rn: the namespace it is sent in (its payload page counters)
  * @len: payload length (at most RDS_MAX_MSG_SIZE)
  * @gfp: allocation flags
  *
@@ -54,7 +55,8 @@ struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
  *
  * Return: the message with one reference, or NULL.
  */
-struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+struct rds_message *rds_message_alloc(struct rds_net *rn, unsigned int len,
+				      gfp_t gfp)
 {
 	bool inline_data = len <= RDS_MSG_INLINE_MAX;
 	unsigned int nents = inline_data ? !!len : DIV_ROUND_UP(len, PAGE_SIZE);
@@ -71,7 +73,7 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 		return rm;
 	}
 	for (i = 0; i < nents; i++) {
-		struct page *page = rds_msg_page_alloc(gfp);
+		struct page *page = rds_msg_page_alloc(rn, gfp);
 
 		if (!page)
 			goto err;
@@ -88,6 +90,7 @@ err:
 
 /**
  * rds_message_zcopy - a message for a MSG_ZEROCOPY send
+ * @rn: the namespace it is sent in
  * @from: the payload, @len bytes
  * @len: payload length (checked against RDS_MAX_MSG_SIZE by the caller)
  * @cookie: the sender's cookie
@@ -101,7 +104,8 @@ err:
  * Return: the message, or ERR_PTR(-ENOBUFS) over RLIMIT_MEMLOCK,
  * -ENOMEM, -EFAULT.
  */
-struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
+struct rds_message *rds_message_zcopy(struct rds_net *rn,
+				      struct iov_iter *from, size_t len,
 				      u32 cookie)
 {
 	struct rds_znotifier *zn;
@@ -119,7 +123,7 @@ struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
 	if (len && user_backed_iter(from))
 		nents = iov_iter_npages(from, RDS_ZCOPY_MAX_NENTS + 1);
 	if (!nents || nents > RDS_ZCOPY_MAX_NENTS) {
-		rm = rds_message_alloc(len, GFP_KERNEL);
+		rm = rds_message_alloc(rn, len, GFP_KERNEL);
 		if (!rm)
 			goto nomem;
 		rm->m_znotifier = zn;
@@ -168,7 +172,7 @@ struct rds_message *rds_message_cong_map(struct rds_connection *conn)
 	struct rds_message *rm;
 	unsigned int i, off = 0;
 
-	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_KERNEL);
+	rm = rds_message_alloc(rds_conn_rn(conn), RDS_CONG_MAP_BYTES, GFP_KERNEL);
 	if (!rm)
 		return NULL;
 	for (i = 0; i < rm->m_nents; i++) {

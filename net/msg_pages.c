@@ -62,11 +62,14 @@ static bool rds_msg_pages_memcg(struct mem_cgroup **memcg)
 
 /**
  * rds_msg_page_alloc - a page for a message's payload
+ * @rn: the namespace the message is sent in: counts a kept page as
+ *	page_remainder_hit, a new one as page_remainder_miss (Linux's
+ *	names for its own payload page cache)
  * @gfp: allocation flags for a new one
  *
  * Return: a page (contents undefined: the caller fills it), or NULL.
  */
-struct page *rds_msg_page_alloc(gfp_t gfp)
+struct page *rds_msg_page_alloc(struct rds_net *rn, gfp_t gfp)
 {
 	struct page *page = NULL;
 	struct rds_msg_pages *c;
@@ -87,7 +90,12 @@ struct page *rds_msg_page_alloc(gfp_t gfp)
 		local_bh_enable();
 	}
 	rcu_read_unlock();
-	return page ?: alloc_page(gfp | __GFP_ACCOUNT);
+	if (page) {
+		rds_stats_inc(rn, RDS_STAT_PAGE_REMAINDER_HIT);
+		return page;
+	}
+	rds_stats_inc(rn, RDS_STAT_PAGE_REMAINDER_MISS);
+	return alloc_page(gfp | __GFP_ACCOUNT);
 }
 
 /**

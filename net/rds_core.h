@@ -670,16 +670,18 @@ static inline void rds_inc_get(struct rds_incoming *inc)
 	refcount_inc(&inc->i_refcount);
 }
 
-struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
+struct rds_message *rds_message_alloc(struct rds_net *rn, unsigned int len,
+				      gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
 struct rds_message *rds_message_alloc_sgs(unsigned int len, unsigned int nents,
 					  size_t extra, gfp_t gfp);
-struct rds_message *rds_message_zcopy(struct iov_iter *from, size_t len,
+struct rds_message *rds_message_zcopy(struct rds_net *rn,
+				      struct iov_iter *from, size_t len,
 				      u32 cookie);
 struct rds_message *rds_message_cong_map(struct rds_connection *conn);
 
 /* msg_pages.c */
-struct page *rds_msg_page_alloc(gfp_t gfp);
+struct page *rds_msg_page_alloc(struct rds_net *rn, gfp_t gfp);
 void rds_msg_page_free(struct page *page);
 void rds_msg_pages_exit(void);
 

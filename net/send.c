@@ -1132,7 +1132,7 @@ int rds_send_pong(struct rds_connection *conn, const struct in6_addr *from,
 		rds_conn_get(back);
 	}
 
-	rm = rds_message_alloc(0, GFP_ATOMIC);
+	rm = rds_message_alloc(rn, 0, GFP_ATOMIC);
 	if (!rm) {
 		rds_conn_put(back);
 		return -ENOMEM;
@@ -1436,11 +1436,12 @@ int rds_sendmsg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		return ret;
 
 	if (zcopy) {
-		rm = rds_message_zcopy(&msg->msg_iter, payload_len, zcookie);
+		rm = rds_message_zcopy(rn, &msg->msg_iter, payload_len,
+				       zcookie);
 		if (IS_ERR(rm))
 			return PTR_ERR(rm);
 	} else {
-		rm = rds_message_alloc(payload_len, GFP_KERNEL);
+		rm = rds_message_alloc(rn, payload_len, GFP_KERNEL);
 		if (!rm)
 			return -ENOMEM;
 		ret = rds_message_copy_from_user(rm, &msg->msg_iter);

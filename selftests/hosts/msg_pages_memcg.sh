@@ -13,7 +13,9 @@
 #     reused A's kept pages, 16 of them would be charged to A, and B
 #     would grow by about half that;
 #   - A's did not grow while B sent;
-#   - the receiver holds all 8, intact.
+#   - the receiver holds all 8, intact;
+#   - the counters say so (page_remainder_hit/miss): A's stream took
+#     kept pages, B's 32 pages were all new ones.
 # Needs cgroup v2 with the memory controller (mounted here if it is not).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -34,7 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tap_plan 4
+tap_plan 6
 
 kernel_mem() { awk '$1 == "kernel" { print $2 }' "$1/memory.stat"; }
 in_cg() {	# CGROUP CMD...: CMD on CPU 0, in CGROUP
@@ -74,13 +76,13 @@ for i in range(int(sys.argv[2])):
 '
 
 if ! why=$(memcg_ready "$CG_A" "$CG_B" 2>&1); then
-	for i in 1 2 3 4; do
+	for i in 1 2 3 4 5 6; do
 		tap_skip "kept pages and memory cgroups $i" "no cgroup v2 memory controller here: $why"
 	done
 	exit 0
 fi
 if [ ! -x "$MSGBENCH" ]; then
-	for i in 1 2 3 4; do
+	for i in 1 2 3 4 5 6; do
 		tap_skip "kept pages and memory cgroups $i" "no $MSGBENCH (make scripts/bench/msgbench)"
 	done
 	exit 0
@@ -89,6 +91,7 @@ tap_check "loaded module set is RDS_IMPL=${RDS_IMPL:-unset}" rds_impl_matches
 modprobe rds_loop 2>/dev/null
 
 # 1. A's stream: its freed pages are kept on CPU 0.
+ha0=$(rds_counter page_remainder_hit) ma0=$(rds_counter page_remainder_miss)
 in_cg "$CG_A" "$MSGBENCH" stream recv rds -s "$SIZE" -p "$PORT" -T 1 -W 0 \
 	> "$WORK/a.recv" 2>&1 &
 arecv=$!
@@ -97,9 +100,12 @@ in_cg "$CG_A" "$MSGBENCH" stream send rds -s "$SIZE" -p "$PORT" -T 1 -W 0 \
 	> /dev/null 2>&1 &
 asend=$!
 wait "$arecv"
-kill "$asend" 2>/dev/null
+# $asend is the subshell that runs in_cg: stop the sender itself, or
+# it goes on sending (to a port nobody binds) through step 2.
+pkill -f "stream send rds -s $SIZE -p $PORT" 2>/dev/null
 wait "$asend" 2>/dev/null
 echo "# cgroup A's stream: $(cat "$WORK/a.recv")"
+ha1=$(rds_counter page_remainder_hit) ma1=$(rds_counter page_remainder_miss)
 
 mkfifo "$WORK/hold.out"
 taskset -c 0 python3 -c "$HOLD" "$HOLD_PORT" "$SIZE" > "$WORK/hold.out" 2>&1 &
@@ -112,6 +118,7 @@ a0=$(kernel_mem "$CG_A") b0=$(kernel_mem "$CG_B")
 
 # 2. B's sends, held by the root cgroup's socket.
 in_cg "$CG_B" python3 -c "$SEND" "$HOLD_PORT" "$N" "$SIZE"
+hb1=$(rds_counter page_remainder_hit) mb1=$(rds_counter page_remainder_miss)
 sleep 3
 a1=$(kernel_mem "$CG_A") b1=$(kernel_mem "$CG_B")
 echo "# kernel memory: A $a0 -> $a1, B $b0 -> $b1"
@@ -137,3 +144,15 @@ held_all() {
 	[ "$res" = "held $N bad 0" ]
 }
 tap_check "the holder got all $N messages, intact" held_all
+
+a_reused() {
+	echo "A's stream: $((ha1 - ha0)) kept pages, $((ma1 - ma0)) new"
+	[ $((ha1 - ha0)) -gt $((ma1 - ma0)) ]
+}
+tap_check "a stream's pages come from the kept ones (page_remainder_hit)" a_reused
+
+b_fresh() {
+	echo "B's sends: $((hb1 - ha1)) kept pages, $((mb1 - ma1)) new"
+	[ $((hb1 - ha1)) -eq 0 ] && [ $((mb1 - ma1)) -eq $((N * SIZE / 4096)) ]
+}
+tap_check "another cgroup's sender takes none of them (page_remainder_miss)" b_fresh
