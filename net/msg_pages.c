@@ -17,11 +17,24 @@
  * payload; every user of message pages reads only the sg lengths the
  * copy from the sender filled. At most RDS_MSG_PAGES_KEPT pages per CPU
  * are kept, and all of them go when the module does.
+ *
+ * A kept page nobody takes within RDS_MSG_PAGES_IDLE goes back to the
+ * allocator (rds_msg_pages_drain(), every RDS_MSG_PAGES_DRAIN_EVERY
+ * while any page is kept): else a cgroup that stopped sending, or was removed,
+ * would stay charged for them (a removed one would linger as a zombie)
+ * and fill the slots with pages no live sender can take.
+ *
+ * Each CPU's pages are under its own lock, taken with bottom halves
+ * off (softirqs free message pages): its CPU takes it, and the drain
+ * from any CPU. It is the only lock here.
  */
+#include <linux/jiffies.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include "rds_core.h"
 
@@ -31,13 +44,26 @@
  * of TCP). At most 256 KiB a CPU, each page charged to its cgroup.
  */
 #define RDS_MSG_PAGES_KEPT	64
+#define RDS_MSG_PAGES_IDLE	(10 * HZ)
+#define RDS_MSG_PAGES_DRAIN_EVERY (2 * HZ)
 
-struct rds_msg_pages {
-	unsigned int	n;
-	struct page	*pages[RDS_MSG_PAGES_KEPT];
+struct rds_msg_page_slot {
+	struct page	*page;
+	unsigned long	since;		/* jiffies when it was kept */
 };
 
-static DEFINE_PER_CPU(struct rds_msg_pages, rds_msg_pages);
+struct rds_msg_pages {
+	spinlock_t		lock;	/* n and slots; bottom halves off */
+	unsigned int		n;
+	struct rds_msg_page_slot slots[RDS_MSG_PAGES_KEPT];
+};
+
+static DEFINE_PER_CPU(struct rds_msg_pages, rds_msg_pages) = {
+	.lock = __SPIN_LOCK_UNLOCKED(rds_msg_pages.lock),
+};
+
+static void rds_msg_pages_drain(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rds_msg_pages_drain_work, rds_msg_pages_drain);
 
 /* The cgroup a page allocated now with __GFP_ACCOUNT would be charged
  * to; NULL for none (the root, or no memory cgroups). False when it
@@ -80,13 +106,15 @@ struct page *rds_msg_page_alloc(struct rds_net *rn, gfp_t gfp)
 	if (rds_msg_pages_memcg(&memcg)) {
 		local_bh_disable();
 		c = this_cpu_ptr(&rds_msg_pages);
+		spin_lock(&c->lock);
 		for (i = c->n; i--; ) {
-			if (folio_memcg(page_folio(c->pages[i])) != memcg)
+			if (folio_memcg(page_folio(c->slots[i].page)) != memcg)
 				continue;
-			page = c->pages[i];
-			c->pages[i] = c->pages[--c->n];
+			page = c->slots[i].page;
+			c->slots[i] = c->slots[--c->n];
 			break;
 		}
+		spin_unlock(&c->lock);
 		local_bh_enable();
 	}
 	rcu_read_unlock();
@@ -112,25 +140,68 @@ void rds_msg_page_free(struct page *page)
 	if (page_ref_count(page) == 1 && !in_hardirq() && !irqs_disabled()) {
 		local_bh_disable();
 		c = this_cpu_ptr(&rds_msg_pages);
+		spin_lock(&c->lock);
 		if (c->n < RDS_MSG_PAGES_KEPT) {
-			c->pages[c->n++] = page;
+			c->slots[c->n].page = page;
+			c->slots[c->n++].since = jiffies;
 			page = NULL;
 		}
+		spin_unlock(&c->lock);
 		local_bh_enable();
+		/* A plain test first: no atomic operation a page. */
+		if (!page && !delayed_work_pending(&rds_msg_pages_drain_work))
+			queue_delayed_work(system_unbound_wq,
+					   &rds_msg_pages_drain_work,
+					   RDS_MSG_PAGES_DRAIN_EVERY);
 	}
 	if (page)
 		__free_page(page);
 }
 
-/* Module exit: every socket and connection is gone, so are their pages. */
-void rds_msg_pages_exit(void)
+/* Free the pages kept longer than RDS_MSG_PAGES_IDLE, every CPU's; run
+ * again in RDS_MSG_PAGES_DRAIN_EVERY while any page is kept. A freer that queues this work while it
+ * runs makes it run once more: none is left behind.
+ */
+static void rds_msg_pages_drain(struct work_struct *work)
 {
+	struct page *stale[RDS_MSG_PAGES_KEPT];
+	unsigned int i, nr, kept = 0;
 	struct rds_msg_pages *c;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(&rds_msg_pages, cpu);
+		nr = 0;
+		spin_lock_bh(&c->lock);
+		for (i = c->n; i--; ) {
+			if (time_before(jiffies, c->slots[i].since +
+					RDS_MSG_PAGES_IDLE))
+				continue;
+			stale[nr++] = c->slots[i].page;
+			c->slots[i] = c->slots[--c->n];
+		}
+		kept += c->n;
+		spin_unlock_bh(&c->lock);
+		while (nr)
+			__free_page(stale[--nr]);
+	}
+	if (kept)
+		queue_delayed_work(system_unbound_wq, &rds_msg_pages_drain_work,
+				   RDS_MSG_PAGES_DRAIN_EVERY);
+}
+
+/* Module exit: every socket and connection is gone, so are their pages
+ * and whoever could queue the drain.
+ */
+void rds_msg_pages_exit(void)
+{
+	struct rds_msg_pages *c;
+	int cpu;
+
+	cancel_delayed_work_sync(&rds_msg_pages_drain_work);
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(&rds_msg_pages, cpu);
 		while (c->n)
-			__free_page(c->pages[--c->n]);
+			__free_page(c->slots[--c->n].page);
 	}
 }

@@ -244,6 +244,40 @@ RDS_TEST(payload_pages_counted)
 	close(s);
 }
 
+/* A kept page nobody takes goes back to the allocator within 10 to
+ * 12 s (RDS_MSG_PAGES_IDLE, checked every 2 s): after 14 s idle the
+ * next message's pages are new ones.
+ */
+RDS_TEST(payload_pages_given_back_when_idle)
+{
+	uint64_t h0, m0;
+	static char buf[8192];
+	struct rds_addr ra;
+	int r, s, i;
+
+	RDS_SKIP_IF_INTREE("Linux keeps no payload pages");
+	r = rds_bound("127.0.0.1", 0, &ra);
+	s = rds_bound("127.0.0.1", 0, NULL);
+	for (i = 0; i < 32; i++) {
+		rds_send(s, &ra, buf, sizeof(buf), 0);
+		RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 2000) ==
+			   sizeof(buf));
+	}
+	sleep(14);
+	h0 = rds_counter("page_remainder_hit");
+	m0 = rds_counter("page_remainder_miss");
+	rds_send(s, &ra, buf, sizeof(buf), 0);
+	RDS_EXPECT(rds_recv(r, buf, sizeof(buf), 0, NULL, NULL, 2000) ==
+		   sizeof(buf));
+	if (rds_counter("page_remainder_hit") != h0 ||
+	    rds_counter("page_remainder_miss") != m0 + 2)
+		RDS_FAIL("after 14 s idle: %llu kept, %llu new pages",
+			 (unsigned long long)(rds_counter("page_remainder_hit") - h0),
+			 (unsigned long long)(rds_counter("page_remainder_miss") - m0));
+	close(r);
+	close(s);
+}
+
 static struct rds_info_socket *find_sock(struct rds_info_socket *v, int nr,
 					 uint64_t inum)
 {
