@@ -79,6 +79,7 @@ struct entry {
 /* What a run reports to the parent. */
 struct result {
 	int setup_ok;
+	int before_arming;	/* setup_ok -1: it failed in the setup */
 	long ret;
 	int err;
 	int fired;
@@ -973,6 +974,7 @@ static void run_one(const struct entry *e, int n, struct result *res)
 {
 	struct ctx c;
 	int p[2], st;
+	char mark;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -996,6 +998,9 @@ static void run_one(const struct entry *e, int n, struct result *res)
 		alarm(60);
 		e->setup(&c);
 		r.setup_ok = 1;
+		/* The parent tells a setup failure from a later one by it. */
+		if (write(p[1], "s", 1) != 1)
+			_exit(4);
 		failnth_fd = n ? open("/proc/thread-self/fail-nth", O_RDWR) : 0;
 		if (failnth_fd < 0)
 			_exit(3);
@@ -1016,7 +1021,13 @@ static void run_one(const struct entry *e, int n, struct result *res)
 	}
 	close(p[1]);
 	run_seq++;
-	if (read(p[0], res, sizeof(*res)) != sizeof(*res)) {
+	if (read(p[0], &mark, 1) != 1) {
+		memset(res, 0, sizeof(*res));
+		res->setup_ok = -1;
+		res->before_arming = 1;
+		res->usable = -1;
+	} else if (read(p[0], res, sizeof(*res)) != sizeof(*res)) {
+		memset(res, 0, sizeof(*res));
 		res->setup_ok = -1;
 		res->usable = -1;
 	}
@@ -1185,6 +1196,15 @@ static void run_entry(const struct entry *e)
 	}
 	for (n = 1; n <= maxn && !done; n++) {
 		run_one(e, n, &r);
+		if (r.setup_ok == -1 && r.before_arming) {
+			/* As for the uninjected run above: nothing was armed
+			 * yet. Said, and tried once more; twice is a finding.
+			 * The kernel log below covers both runs.
+			 */
+			printf("# %s: fail-nth %d: setup failed before arming (%s); once more\n",
+			       e->name, n, r.why);
+			run_one(e, n, &r);
+		}
 		if (scan_kmsg(e->name, n, splat, sizeof(splat), &nsite)) {
 			snprintf(problem, sizeof(problem),
 				 "kernel splat at fail-nth %d: %s", n, splat);
